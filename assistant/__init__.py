@@ -1,0 +1,1 @@
+"""The conversation around the toolkit: parsing, the command table, rendering and the app."""

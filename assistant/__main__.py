@@ -1,0 +1,69 @@
+"""``python -m assistant`` serves the page; ``python -m assistant run "<command>"`` answers once."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m assistant", description=__doc__)
+    parser.add_argument("--model", help="default model (ASSISTANT_MODEL)")
+    parser.add_argument("--device", help="cpu, cuda, cuda:N or mps (ASSISTANT_DEVICE)")
+    sub = parser.add_subparsers(dest="action")
+    serve = sub.add_parser("serve", help="serve the chat page (the default)")
+    run = sub.add_parser("run", help="run one command and print its reply")
+    run.add_argument("command", help='a command line, e.g. "compare A cat. | A kitten."')
+    run.add_argument("--json", action="store_true", help="print the JSON reply")
+    for p in (serve, parser):
+        p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+        p.add_argument("--port", type=int, default=7860)
+        p.add_argument("--share", action="store_true", help="ask Gradio for a public link")
+    for p in (serve, run):
+        p.add_argument("--model", dest="sub_model", help=argparse.SUPPRESS)
+        p.add_argument("--device", dest="sub_device", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "transformers", "sentence_transformers"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+    from tools.config import Settings
+
+    settings = Settings.from_env()
+    model = getattr(args, "sub_model", None) or args.model
+    device = getattr(args, "sub_device", None) or args.device
+    if model:
+        settings = dataclasses.replace(settings, model=model)
+    if device:
+        settings = dataclasses.replace(settings, device=device)
+
+    if args.action == "run":
+        from assistant.dispatch import execute
+        from assistant.render import terminal_text
+        from assistant.spec import Session
+        from tools.hub import ModelHub
+
+        reply = execute(args.command, Session(), ModelHub(settings), settings)
+        print(json.dumps(reply.to_json(), indent=1) if args.json else terminal_text(reply))
+        return 0 if reply.ok else 2
+
+    from assistant.app import launch
+
+    launch(settings, host=args.host, port=args.port, share=args.share)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

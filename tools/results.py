@@ -1,0 +1,131 @@
+"""Result, Table, Chart and Artifact: the one value every tool returns."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Table:
+    """A named table; ``frame`` holds every row (renderers decide how many to show)."""
+
+    name: str
+    frame: pd.DataFrame
+
+    def to_json(self) -> dict[str, Any]:
+        """Columns and rows as plain JSON values (NaN becomes null)."""
+        return {
+            "name": self.name,
+            "columns": [str(c) for c in self.frame.columns],
+            "rows": [[json_value(v) for v in row] for row in self.frame.itertuples(index=False)],
+        }
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A named Altair chart, built from a tidy DataFrame and never displayed here."""
+
+    name: str
+    chart: alt.TopLevelMixin
+
+    def to_json(self) -> dict[str, Any]:
+        """The Vega-Lite spec with the chart's data inlined."""
+        return {"name": self.name, "vega_lite": self.chart.to_dict()}
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A downloadable file held in memory; the renderer decides where it is written.
+
+    Tools never write files: they hand bytes over, and the app writes them into a
+    fresh temporary folder under a name chosen here, never from user text.
+    """
+
+    filename: str
+    data: bytes
+    media_type: str = "application/octet-stream"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command produced.
+
+    Attributes:
+        command: the verb that ran (``compare``, ``tokenize``...).
+        text: a short markdown summary.
+        tables: every number a person may want to copy.
+        charts: pictures, as Altair charts.
+        warnings: things that changed the answer (truncation, fallbacks).
+        model: the model name that produced it ("" when none was used).
+        elapsed_ms: wall time of the command.
+        settings: the choices that shaped the answer (layer, pooling...), so a
+            pasted answer can be reproduced.
+        artifacts: extra downloads (``.npy``, ``.safetensors``...).
+    """
+
+    command: str
+    text: str
+    tables: list[Table] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    model: str = ""
+    elapsed_ms: float = 0.0
+    settings: dict[str, Any] = field(default_factory=dict)
+    artifacts: list[Artifact] = field(default_factory=list)
+
+    def table(self, name: str) -> pd.DataFrame:
+        """The frame of the table called ``name``."""
+        for t in self.tables:
+            if t.name == name:
+                return t.frame
+        raise KeyError(f"no table {name!r}; tables: {[t.name for t in self.tables]}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable machine-readable shape documented in DESIGN.md."""
+        return {
+            "ok": True,
+            "command": self.command,
+            "model": self.model,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+            "text": self.text,
+            "warnings": list(self.warnings),
+            "settings": {k: json_value(v) for k, v in self.settings.items()},
+            "tables": [t.to_json() for t in self.tables],
+            "charts": [c.to_json() for c in self.charts],
+            "error": None,
+        }
+
+
+def error_json(message: str, command: str = "") -> dict[str, Any]:
+    """The JSON shape of a refused command."""
+    return {
+        "ok": False,
+        "command": command,
+        "model": "",
+        "elapsed_ms": 0.0,
+        "text": "",
+        "warnings": [],
+        "settings": {},
+        "tables": [],
+        "charts": [],
+        "error": message,
+    }
+
+
+def json_value(value: Any) -> Any:
+    """Turn numpy and pandas scalars into plain JSON values."""
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
