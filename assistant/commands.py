@@ -7,12 +7,15 @@ Handlers only adapt an :class:`Invocation` to the tool's arguments.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pandas as pd
 
 from assistant.options import Option
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import info, similarity, tokens
+from tools import embed as embed_tool, neighbors, static, words  # issue 3
+from tools import attention, selfattn, syntax  # issue 4
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
@@ -50,12 +53,24 @@ def _model(ctx: Context, inv: Invocation) -> Result:
     return info.describe(ctx.model())
 
 
-def _tokenize(ctx: Context, inv: Invocation) -> Result:
-    return tokens.tokenize(ctx.model(), inv.texts, **inv.options)
+def using(tool: Callable[..., Result]) -> Callable[[Context, Invocation], Result]:
+    """The usual handler: ``tool(conversation model, texts, **options)``."""
+
+    def handler(ctx: Context, inv: Invocation) -> Result:
+        return tool(ctx.model(), inv.texts, **inv.options)
+
+    handler.__name__ = f"using_{tool.__name__}"
+    return handler
 
 
-def _compare(ctx: Context, inv: Invocation) -> Result:
-    return similarity.compare(ctx.model(), inv.texts, **inv.options)
+def _mask(ctx: Context, inv: Invocation) -> Result:
+    """``mask``: the conversation's model predicts, or ``--model``, or the masked-LM fallback (issue 5)."""
+    from tools import masking
+
+    options = dict(inv.options)
+    name = options.pop("model", None)
+    fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
+    return masking.mask(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)
 
 
 COMMANDS: list[CommandSpec] = [
@@ -72,7 +87,7 @@ COMMANDS: list[CommandSpec] = [
         "tokenize text [| text2] [--max-length N] [--padding longest|max_length] [--truncation]",
         ("tokenize BERT provides contextual embeddings.",
          "tokenize Where is the bank? | By the river. --padding max_length --max-length 16"),
-        _tokenize, texts=(1, 2), texts_hint="a text, or a pair `a | b`",
+        using(tokens.tokenize), texts=(1, 2), texts_hint="a text, or a pair `a | b`",
         options=(
             Option("max-length", "int", "pad to / cut at this many tokens", minimum=1, maximum=100_000),
             Option("padding", "choice", "pad the encoding", choices=("longest", "max_length")),
@@ -86,9 +101,130 @@ COMMANDS: list[CommandSpec] = [
         ("compare In 1995, the last survey, those numbers were equal. | The last time the survey was "
          "conducted, in 1995, those numbers matched. --pool all",
          "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."),
-        _compare, texts=(2, None), texts_hint="at least two texts separated by `|`",
+        using(similarity.compare), texts=(2, None), texts_hint="at least two texts separated by `|`",
         options=(POOL, LAYER), aliases=("similarity", "sim"),
     ),
+    # --- words in context: word, embed, static, neighbors (issue 3) ---
+    CommandSpec(
+        "word", "one word's vector in each sentence (pieces averaged), cosine between every pair of occurrences "
+        "per layer strategy, against baselines",
+        "word w | s1 | s2 [| ...] [--strategy first|last|sum-all|sum-last4|concat-last4|mean-last4|all] [--seed N]",
+        ("word bank | We sat on the river bank. | The boat drifted to the bank of the river. | "
+         "I deposited money at the bank.",
+         "word code | I write code and my code compiles. | Coding is fun, and code is art. --strategy concat-last4",
+         "word embeddings | Embeddings are vectors. | BERT makes contextual embeddings. --strategy last"),
+        using(words.word), texts=(2, None), texts_hint="a word, then sentences that contain it: `w | s1 | s2`",
+        options=(
+            Option("strategy", "choice", "how layers make the word's vector (all: one row per strategy)",
+                   choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4", "all"),
+                   default="all"),
+            Option("seed", "int", "seed of the random-token baseline", default=0, minimum=0, maximum=2**32 - 1),
+        ),
+        aliases=("word-in-context", "wic"),
+    ),
+    CommandSpec(
+        "embed", "every hidden state's shape, each token's vector norm, the pooled sentence vector; "
+        "downloads as .npy, .safetensors and CSV",
+        "embed text [| text2 ...] [--layer N] [--pool cls|mean|max|sbert]",
+        ("embed BERT provides contextual embeddings.", "embed A cat sat. | A kitten sat. --layer 3 --pool cls"),
+        using(embed_tool.embed), texts=(1, None), texts_hint="a text (or several separated by `|`)",
+        options=(
+            Option("layer", "int", "hidden state of the token and sentence vectors: 0 = embeddings, last by default",
+                   minimum=0, maximum=1000),
+            Option("pool", "choice", "how token vectors become the sentence vector",
+                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+        ),
+        aliases=("embedding", "embeddings"),
+    ),
+    CommandSpec(
+        "static", "GloVe 6B 50d (one vector per word, context-blind) beside the model's contextual vectors",
+        "static w | s1 | s2 [| ...]  or  static a | b [| ...] [--strategy S] [--pool P] [--mode auto|word|sentences]",
+        ("static bank | We sat on the river bank. | I deposited money at the bank.",
+         "static A man plays guitar. | Someone is playing an instrument."),
+        using(static.static), texts=(2, None),
+        texts_hint="a word and sentences (`w | s1 | s2`) or two sentences (`a | b`)",
+        options=(
+            Option("strategy", "choice", "layer strategy of the word's contextual vector (word mode)",
+                   choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4"), default="last"),
+            Option("pool", "choice", "the model's sentence pooling (sentence mode)",
+                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            Option("mode", "choice", "auto: a single word then 2+ sentences is word mode",
+                   choices=("auto", "word", "sentences"), default="auto"),
+        ),
+        aliases=("glove",),
+    ),
+    CommandSpec(
+        "neighbors", "nearest words by cosine in the model's input embeddings or in GloVe",
+        "neighbors w [--space model|glove] [--k K]",
+        ("neighbors bank", "neighbors bank --space glove --k 20"),
+        using(neighbors.neighbors), texts=(1, 1), texts_hint="one word",
+        options=(
+            Option("space", "choice", "model: the input-embedding matrix; glove: GloVe 6B 50d",
+                   choices=("model", "glove"), default="model"),
+            Option("k", "int", "how many neighbours", default=10, minimum=1, maximum=100),
+        ),
+        aliases=("neighbours", "nearest"),
+    ),
+    # --- fill-mask: mask (issue 5) ---
+    CommandSpec(
+        "mask", "top-K fills per [MASK] with probabilities, a greedy joint filling, and what the mask attended to",
+        "mask text with [MASK] [--top K] [--model name]",
+        ("mask The [MASK] sat on the mat.",
+         "mask Paris is the [MASK] of [MASK]. --top 10",
+         "mask The <mask> sat on the mat. --model bert-small"),
+        _mask, texts=(1, 1), texts_hint="one text with `[MASK]` (or `<mask>`) where a word is missing",
+        options=(
+            Option("top", "int", "candidates per mask", default=5, minimum=1, maximum=50),
+            Option("model", "str", "the masked-LM model to predict with (default: this conversation's model "
+                                   "when it has a masked-LM head, else ASSISTANT_MLM_MODEL)"),
+        ),
+        aliases=("fill", "fill-mask", "unmask"),
+    ),
+    # --- attention: attend, selfattn, syntax (issue 4) ---
+    CommandSpec(
+        "attend", "attention maps (one head, one layer's heads, or every layer x head) and what each head does: "
+        "attends to itself, the previous / next token, [CLS], [SEP]",
+        "attend text [| pair] [--layer L] [--head H]  (layers and heads numbered from 1)",
+        ("attend The cat sat on the mat",
+         "attend The cat sat on the mat --layer 2 --head 5",
+         "attend The cat sat on the mat --layer 1",
+         "attend Where is the bank? | By the river."),
+        using(attention.attend), texts=(1, 2), texts_hint="a text, or a pair `a | b`",
+        options=(
+            Option("layer", "int", "attention layer, numbered from 1 (default: every layer)"),
+            Option("head", "int", "head within a layer, numbered from 1 (default: every head)"),
+        ),
+        aliases=("attention", "heads"),
+    ),
+    CommandSpec(
+        "selfattn", "self-attention rebuilt by hand from a layer's own query/key/value weights, shown equal "
+        "to the model's; --causal mask; --heads N toy with random projections",
+        "selfattn text [--layer L] [--head H] [--causal] [--heads N]  (layers and heads numbered from 1)",
+        ("selfattn The cat sat on the mat",
+         "selfattn The police is chasing a criminal on the run. --layer 1 --causal",
+         "selfattn The cat sat on the mat --heads 8"),
+        using(selfattn.selfattn), texts=(1, 1), texts_hint="one text",
+        options=(
+            Option("layer", "int", "attention layer to rebuild, numbered from 1 (it reads hidden state L-1; "
+                   "default: the last layer)"),
+            Option("head", "int", "head drawn in the chart, numbered from 1 (default 1)"),
+            Option("causal", "flag", "also apply the lower-triangular (decoder) mask", default=False),
+            Option("heads", "int", "a toy with this many heads and random projections (must divide the "
+                   "hidden size)"),
+        ),
+        aliases=("self-attention", "scratch"),
+    ),
+    CommandSpec(
+        "syntax", "the dependency parse (spaCy) and each head's agreement with syntactic arcs and tree distance",
+        "syntax text  (layers and heads numbered from 1)",
+        ("syntax The cat sat on the mat",
+         "syntax The police is chasing a criminal on the run."),
+        using(syntax.syntax), texts=(1, 1), texts_hint="one English text",
+        aliases=("dependency", "deps"),
+    ),
+    # --- projection: project, vocab (issue 6) ---
+    # --- benchmark (issue 7) ---
+    # --- sharing: history, again, export (issue 8) ---
 ]
 
 #: Verbs and aliases -> spec, as the parser looks them up.

@@ -1,0 +1,388 @@
+"""Fill-mask: top-K predictions per mask, a greedy joint filling, and what the mask attended to.
+
+Predictions come only from a model whose masked-language-model head was loaded
+complete. A model whose head weights are missing from its checkpoint (the
+embedded all-MiniLM-L6-v2 is one: transformers would initialise the head at
+random) is never used for predictions; the masked-LM fallback is used instead
+(``--model``, else ``ASSISTANT_MLM_MODEL``, default ``bert-small``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+
+from tools import charts
+from tools.errors import UserError
+from tools.hub import LoadedModel, ModelHub, default_hub, resolve
+from tools.results import Chart, Result, Table
+from tools.text import code, md
+from tools.timing import timed
+from tools.vectors import threads_for
+
+#: The most masks one command fills (each extra mask costs one forward pass in the joint filling).
+MAX_MASKS = 10
+#: The most candidates per mask.
+MAX_TOP = 50
+#: Rows per mask in the attention table.
+ATTENTION_ROWS = 5
+#: Mask spellings a person may type, whatever the model's own mask token is.
+TYPED_MASKS = ("[MASK]", "<mask>")
+_WORD_START = ("Ġ", "▁")  # byte-level BPE and SentencePiece mark a token that starts a word
+
+
+# --- the masked-LM head, loaded lazily once per LoadedModel --------------------------------
+
+@dataclass(frozen=True)
+class MaskedLMHead:
+    """A model's masked-LM network, or why it may not be used.
+
+    Attributes:
+        network: the ``AutoModelForMaskedLM`` module, or None when refused.
+        missing: checkpoint weights transformers reported missing (initialised at random).
+        problem: why there is no usable head ("" when there is one).
+    """
+
+    network: torch.nn.Module | None
+    missing: tuple[str, ...] = ()
+    problem: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.network is not None
+
+
+def _is_head_key(key: str, base_prefix: str) -> bool:
+    return ("cls.predictions" in key or "lm_head" in key or "predictions." in key
+            or not key.startswith(f"{base_prefix}."))
+
+
+def _build_head(lm: LoadedModel) -> MaskedLMHead:
+    """Load ``AutoModelForMaskedLM`` from the folder the hub loaded ``lm`` from; refuse random heads."""
+    from transformers import AutoModelForMaskedLM
+
+    # The hub loads hub models from their cached folder and records it in the config.
+    location = lm.source.location if lm.source.kind != "hub" else (lm.config.name_or_path or lm.source.location)
+    try:
+        network, info = AutoModelForMaskedLM.from_pretrained(
+            location, attn_implementation="eager", trust_remote_code=False, output_loading_info=True
+        )
+    except (ValueError, KeyError, OSError) as exc:  # an architecture with no masked-LM class
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        return MaskedLMHead(None, (), f"transformers has no masked-LM head for it ({first})")
+    prefix = getattr(network, "base_model_prefix", "") or "bert"
+    missing = tuple(sorted(info.get("missing_keys", ()) or ()))
+    head_missing = [k for k in missing if _is_head_key(k, prefix)]
+    if missing:
+        keys = head_missing or list(missing)
+        what = "masked-LM head weight" if head_missing else "weight"
+        return MaskedLMHead(None, missing, f"transformers reports {len(keys)} {what}{'s' if len(keys) > 1 else ''} "
+                                           f"missing, such as {keys[0]}, which would be random")
+    network.eval().to(lm.device)
+    return MaskedLMHead(network, ())
+
+
+def masked_lm_head(lm: LoadedModel) -> MaskedLMHead:
+    """The model's masked-LM head, loaded on first use and kept with the model."""
+    return lm.extra("mlm", _build_head)
+
+
+# --- choosing the model that predicts ------------------------------------------------------
+
+def _load_named(name: str, hub: ModelHub, reason: str = "") -> tuple[LoadedModel, MaskedLMHead]:
+    """Load a masked-LM model by name through the hub, or raise the one sentence that says how to get one.
+
+    ``reason`` starts the sentence when this model stands in for another one.
+    """
+    source = resolve(name, hub.settings)  # a bad name gets the hub's own sentence
+    try:
+        lm = hub.get(name)
+    except UserError as exc:
+        why = "no network here, or no such model on the hub" if source.kind == "hub" else _short(str(exc))
+        lead = f"{reason}the masked-LM model" if reason else "The masked-LM model"
+        raise UserError(
+            f"{lead} {code(name, 60)} could not be loaded ({why}): put a masked-LM model such as "
+            "prajjwal1/bert-small in a folder under ASSISTANT_MODEL_ROOTS and name that folder with "
+            "ASSISTANT_MLM_MODEL or `--model`."
+        ) from exc
+    head = masked_lm_head(lm)
+    if not head.usable:
+        lead = f"{reason}the masked-LM model" if reason else "The model"
+        raise UserError(
+            f"{lead} {code(lm.name, 60)} cannot fill masks either ({head.problem}): name a model with a "
+            "complete masked-LM head, such as `bert-small`, with `--model` or ASSISTANT_MLM_MODEL."
+        )
+    return lm, head
+
+
+def _short(message: str) -> str:
+    first = message.strip().rstrip(".")
+    return (first[:1].lower() + first[1:])[:200]
+
+
+def choose_model(
+    model: LoadedModel, mlm_model: LoadedModel | str | None, fallback: str, hub: ModelHub
+) -> tuple[LoadedModel, MaskedLMHead, str]:
+    """The model that predicts, its head, and a warning when it stands in for ``model``.
+
+    An explicit ``mlm_model`` always predicts; otherwise ``model`` does when its head
+    is complete, else the ``fallback`` model does.
+    """
+    if isinstance(mlm_model, LoadedModel):
+        head = masked_lm_head(mlm_model)
+        if not head.usable:
+            raise UserError(f"{code(mlm_model.name, 60)} cannot fill masks ({head.problem}): pick a model "
+                            "with a complete masked-LM head, such as `bert-small`.")
+        return mlm_model, head, ""
+    if mlm_model:
+        lm, head = _load_named(mlm_model, hub)
+        return lm, head, ""
+    own = masked_lm_head(model)
+    if own.usable:
+        return model, own, ""
+    reason = f"{code(model.name, 60)} has no masked-LM head of its own ({own.problem}), and "
+    lm, head = _load_named(fallback, hub, reason)
+    warning = (f"{model.name} has no masked-LM head of its own ({own.problem}), so these predictions come "
+               f"from the masked-LM model {lm.name}.")
+    return lm, head, warning
+
+
+# --- preprocess ----------------------------------------------------------------------------
+
+def mask_pattern(extra: str | None = None) -> re.Pattern[str]:
+    """``[MASK]``, ``<mask>`` (any case) and a model's own mask token."""
+    spellings = list(TYPED_MASKS) + ([extra] if extra else [])
+    return re.compile("|".join(re.escape(s) for s in dict.fromkeys(spellings)), re.IGNORECASE)
+
+
+def check_request(text: str, top: int, own_mask: str | None = None) -> int:
+    """Validate the text's masks and ``top`` before any model work; return the number of masks."""
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= MAX_TOP:
+        raise UserError(f"--top must be from 1 to {MAX_TOP}; got {code(str(top), 20)}.")
+    n = len(mask_pattern(own_mask).findall(text))
+    if n == 0:
+        raise UserError("The text has no mask: put `[MASK]` (or `<mask>`) where a word is missing, "
+                        "for example `mask The [MASK] sat on the mat.`")
+    if n > MAX_MASKS:
+        raise UserError(f"The text has {n} masks; `mask` fills at most {MAX_MASKS} at once, so remove "
+                        f"{n - MAX_MASKS} of them.")
+    return n
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The text split around its masks and encoded for the model."""
+
+    segments: list[str]  # the text between masks (one more than masks)
+    typed: list[str]  # each mask as the person typed it
+    model_text: str  # the text with every mask in the model's own spelling
+    input_ids: torch.Tensor  # (T,) after truncation
+    positions: list[int]  # token position of each mask that survived truncation
+    full_tokens: int
+    lost: int  # masks past the model's limit
+
+
+def prepare(lm: LoadedModel, text: str) -> Prepared:
+    """Translate the masks to the model's token, tokenize, and find each mask's position."""
+    tok = lm.tokenizer
+    pattern = mask_pattern(tok.mask_token)
+    segments = pattern.split(text)
+    typed = pattern.findall(text)
+    model_text = tok.mask_token.join(segments)
+    limit = lm.max_tokens
+    full = tok(model_text, truncation=False)["input_ids"]
+    kept = tok(model_text, truncation=True, max_length=limit)["input_ids"]
+    ids = torch.tensor(kept)
+    positions = [int(p) for p in (ids == tok.mask_token_id).nonzero().flatten()]
+    found_full = sum(1 for i in full if i == tok.mask_token_id)
+    if found_full != len(typed):
+        raise UserError(f"{lm.name}'s tokenizer did not keep every mask as one token; write each mask as "
+                        f"{code(tok.mask_token, 20)} with spaces around it.")
+    return Prepared(segments, typed, model_text, ids, positions, len(full), found_full - len(positions))
+
+
+# --- forward -------------------------------------------------------------------------------
+
+def forward(lm: LoadedModel, head: MaskedLMHead, ids: torch.Tensor, attentions: bool = False):
+    """One pass of the masked-LM network: probabilities (T, V) and, if asked, attentions (L, H, T, T)."""
+    batch = {"input_ids": ids.unsqueeze(0).to(lm.device),
+             "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=lm.device)}
+    with lm.lock, threads_for(len(ids)), torch.inference_mode():
+        out = head.network(**batch, output_attentions=attentions)
+    probs = out.logits[0].float().softmax(dim=-1).cpu()
+    attn = torch.stack(out.attentions, dim=1)[0].float().cpu() if attentions else None
+    return probs, attn
+
+
+# --- postprocess ---------------------------------------------------------------------------
+
+def _candidates(probs: torch.Tensor, special: torch.Tensor, k: int) -> tuple[list[int], list[float]]:
+    """Top ``k`` non-special tokens (probabilities come from the full softmax)."""
+    ranked = probs.masked_fill(special, -1.0)
+    values, ids = ranked.topk(k)
+    return [int(i) for i in ids], [float(v) for v in values]
+
+
+def _fill(tok, token_id: int, space_marked: bool) -> tuple[str, str, bool]:
+    """How a token is shown, the text it puts in a sentence, and whether it continues the previous word."""
+    token = tok.convert_ids_to_tokens(token_id)
+    if token.startswith("##"):
+        return token, token[2:], True
+    text = tok.convert_tokens_to_string([token]).strip() or token
+    if token.startswith(_WORD_START):
+        return text, text, False
+    return text, text, space_marked
+
+
+def _uses_word_start_marks(tok) -> bool:
+    return any(t.startswith(_WORD_START) for t in tok.tokenize(" hello world"))
+
+
+def complete(segments: list[str], typed: list[str], fills: dict[int, tuple[str, bool]]) -> str:
+    """The text with the masks in ``fills`` replaced; other masks stay as typed."""
+    out = [segments[0]]
+    for i, seg_after in enumerate(segments[1:]):
+        if i in fills:
+            word, piece = fills[i]
+            if piece:
+                out[-1] = out[-1].rstrip()
+            out.append(word)
+        else:
+            out.append(typed[i])
+        out.append(seg_after)
+    return "".join(out)
+
+
+def _special_mask(tok, vocab: int) -> torch.Tensor:
+    special = torch.zeros(vocab, dtype=torch.bool)
+    ids = [i for i in tok.all_special_ids if i is not None and 0 <= i < vocab]
+    special[ids] = True
+    return special
+
+
+@timed("mask")
+def mask(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    top: int = 5,
+    mlm_model: LoadedModel | str | None = None,
+    fallback: str | None = None,
+    hub: ModelHub | None = None,
+) -> Result:
+    """Fill the masks of a text with a masked-language model.
+
+    Args:
+        model: the conversation's model (or its name); it predicts when its
+            masked-LM head loads complete.
+        texts: one text holding 1 to 10 masks, typed as ``[MASK]``, ``<mask>``
+            or the model's own mask token (they are translated).
+        top: candidates per mask, 1 to 50.
+        mlm_model: predict with this model instead (``--model``); it must have a
+            complete masked-LM head.
+        fallback: the model used when ``model`` has no complete head (default:
+            the hub's ``mlm_model`` setting, ASSISTANT_MLM_MODEL).
+        hub: resolves and loads model names (default: the process-wide hub).
+
+    Returns:
+        A table per mask (rank, token, probability, completed sentence, word piece),
+        with several masks a greedy left-to-right joint filling, the tokens each
+        mask attends to most in the last layer (heads averaged), and a bar chart.
+    """
+    if len(texts) != 1:
+        raise UserError(f"`mask` takes one text with `[MASK]` in it; got {len(texts)} texts.")
+    text = texts[0]
+    hub = hub or default_hub()
+    conversation = model if isinstance(model, LoadedModel) else hub.get(model)
+    n_masks = check_request(text, top, conversation.tokenizer.mask_token)
+    lm, head, fallback_note = choose_model(conversation, mlm_model, fallback or hub.settings.mlm_model, hub)
+    tok = lm.tokenizer
+    prep = prepare(lm, text)
+    warnings = [fallback_note] if fallback_note else []
+    if not prep.positions:
+        where = "the mask lies" if n_masks == 1 else f"all {n_masks} masks lie"
+        raise UserError(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
+                        f"{lm.max_tokens}, so {where} past the cut; shorten the text or move the mask earlier.")
+    if prep.lost:
+        warnings.append(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
+                        f"{lm.max_tokens}: the last {prep.lost} of {n_masks} masks lie past the cut and "
+                        "were not filled.")
+    elif prep.full_tokens > lm.max_tokens:
+        warnings.append(f"The text is {prep.full_tokens} tokens long; {lm.name} read only the first "
+                        f"{lm.max_tokens}, which hold every mask.")
+    probs, attn = forward(lm, head, prep.input_ids, attentions=True)
+    special = _special_mask(tok, probs.shape[-1])
+    marked = _uses_word_start_marks(tok)
+    n = len(prep.positions)
+    tables, chart_rows = [], []
+    for m, pos in enumerate(prep.positions):
+        ids, values = _candidates(probs[pos], special, top)
+        rows = []
+        for rank, (tid, p) in enumerate(zip(ids, values), start=1):
+            shown, word, piece = _fill(tok, tid, marked)
+            rows.append({"rank": rank, "token": shown, "probability": p,
+                         "sentence": complete(prep.segments, prep.typed, {m: (word, piece)}),
+                         "word piece": piece, "id": tid})
+            chart_rows.append({"mask": f"mask {m + 1}", "rank": rank, "token": shown, "probability": p,
+                               "candidate": f"{'mask ' + str(m + 1) + ' · ' if n > 1 else ''}{rank}. {shown}"})
+        tables.append(Table(f"mask {m + 1}", pd.DataFrame(rows)))
+    joint_text = ""
+    if n > 1:
+        joint, sentence, joint_p = _greedy(lm, head, prep, probs, special, marked)
+        tables.append(Table("joint filling", joint))
+        joint_text = (f"\n\nBest joint filling (greedy, left to right: each mask takes its top token given "
+                      f"the ones already filled): **{md(sentence)}** (joint probability {joint_p:.3g}).")
+    tables.append(Table("attention", _attention_table(tok, prep, attn)))
+    frame = pd.DataFrame(chart_rows)
+    chart = charts.bars(frame, "candidate", "probability", sort=None, color="mask" if n > 1 else None,
+                        tooltip=["mask", "rank", "token"],
+                        title=f"Top {top} fills per mask ({lm.name})" if n > 1 else f"Top {top} fills ({lm.name})")
+    translated = sorted({t for t in prep.typed if t != tok.mask_token})
+    note = (f" {', '.join(code(t, 20) for t in translated)} was read as {md(lm.name)}'s mask token "
+            f"{code(tok.mask_token, 20)}." if translated else "")
+    best = "; ".join(
+        f"mask {m + 1}: " + ", ".join(
+            f"{'**' + md(r.token) + '**' if r.rank == 1 else md(r.token)} {r.probability:.3f}"
+            for r in t.frame.head(min(top, 5)).itertuples())
+        for m, t in enumerate(tables[:n]))
+    text_out = (f"Top {top} fill{'s' if top > 1 else ''} for {n} mask{'s' if n > 1 else ''} from **{md(lm.name)}**"
+                f"{' (fallback: ' + md(conversation.name) + ' has no masked-LM head)' if fallback_note else ''}, "
+                f"each mask on its own, special tokens left out.{note} {best}.{joint_text}")
+    settings = {"top": top, "masks": n, "mlm_model": lm.name, "conversation_model": conversation.name,
+                "fallback": bool(fallback_note), "mask_token": tok.mask_token, "joint": "greedy left to right"
+                if n > 1 else ""}
+    return Result("mask", text_out, tables, [Chart("probabilities", chart)], warnings, lm.name, settings=settings)
+
+
+def _greedy(lm, head, prep: Prepared, first_probs, special, marked):
+    """Fill masks left to right, each with its top token given the ones already filled."""
+    tok = lm.tokenizer
+    ids = prep.input_ids.clone()
+    probs = first_probs
+    rows, fills, joint = [], {}, 1.0
+    for m, pos in enumerate(prep.positions):
+        if m > 0:
+            probs, _ = forward(lm, head, ids)
+        (tid,), (p,) = _candidates(probs[pos], special, 1)
+        ids[pos] = tid
+        shown, word, piece = _fill(tok, tid, marked)
+        fills[m] = (word, piece)
+        joint *= p
+        rows.append({"step": m + 1, "mask": m + 1, "token": shown, "probability": p,
+                     "sentence so far": complete(prep.segments, prep.typed, dict(fills)), "word piece": piece})
+    return pd.DataFrame(rows), rows[-1]["sentence so far"], joint
+
+
+def _attention_table(tok, prep: Prepared, attn: torch.Tensor) -> pd.DataFrame:
+    """The tokens each mask attends to most in the last layer, heads averaged."""
+    last = attn[-1].mean(dim=0)  # (T, T)
+    tokens = tok.convert_ids_to_tokens(prep.input_ids.tolist())
+    rows = []
+    for m, pos in enumerate(prep.positions):
+        weights, where = last[pos].topk(min(ATTENTION_ROWS, last.shape[-1]))
+        for rank, (w, j) in enumerate(zip(weights.tolist(), where.tolist()), start=1):
+            rows.append({"mask": m + 1, "rank": rank, "position": j, "token": tokens[j], "attention": w})
+    return pd.DataFrame(rows)
