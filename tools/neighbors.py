@@ -43,6 +43,7 @@ class Found:
 class InputEmbeddings:
     """A model's input-embedding rows as unit vectors, with the rows neighbours may come from."""
 
+    raw: torch.Tensor  # (V, D) the matrix itself (read-only use)
     unit: torch.Tensor  # (V, D) float32, rows normalised
     allowed: torch.Tensor  # (V,) bool: not special, not [unused...]
     tokens: list[str]
@@ -59,7 +60,7 @@ def _build_input_embeddings(lm: LoadedModel) -> InputEmbeddings:
     special = set(lm.tokenizer.all_special_ids)
     allowed = torch.tensor([i not in special and t is not None and not _UNUSED.match(t)
                             for i, t in enumerate(tokens)])
-    return InputEmbeddings(torch.nn.functional.normalize(weight, dim=1), allowed, [t or "" for t in tokens])
+    return InputEmbeddings(weight, torch.nn.functional.normalize(weight, dim=1), allowed, [t or "" for t in tokens])
 
 
 def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
@@ -68,7 +69,7 @@ def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
     if not ids:
         raise UserError(f"{lm.name}'s tokenizer makes no tokens of {code(word, 30)}; give a word such as `bank`.")
     pieces = lm.tokenizer.convert_ids_to_tokens(ids)
-    query = matrix.unit[ids].mean(dim=0)
+    query = matrix.raw[ids].mean(dim=0)  # a multi-piece word: the mean of its pieces' rows
     scores = matrix.unit @ torch.nn.functional.normalize(query, dim=0)
     scores = scores.masked_fill(~matrix.allowed, float("-inf"))
     if len(ids) == 1:

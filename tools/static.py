@@ -227,9 +227,11 @@ def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> Result:
                               for o in occs])
     chart = _pair_bars(pairs, [GLOVE, model_col], f"{target}: static vs contextual")
     lo, hi = float(pairs[model_col].min()), float(pairs[model_col].max())
+    spread = (f"have cosine **{lo:.4f}**" if len(pairs) == 1 else
+              f"range from **{lo:.4f}** to **{hi:.4f}** (mean {pairs[model_col].mean():.4f})")
     text = (f"**{md(target)}** in {len(occs)} places: {GLOVE} gives it one vector whatever the context, so every "
             f"pair has cosine **1.0**; {lm.name}'s contextual vectors ({strat.value} strategy, pieces averaged) "
-            f"range from **{lo:.4f}** to **{hi:.4f}** (mean {pairs[model_col].mean():.4f}).")
+            f"{spread}.")
     return Result("static", text, [Table("pairs", pairs), Table("occurrences", occ_frame)], [chart], warnings,
                   lm.name, settings={"mode": "word", "word": target, "strategy": strat.value})
 

@@ -385,8 +385,9 @@ def _summary_text(lm, target, strategies, occs, sentences, summary, pairs, rando
         row = summary.iloc[0]
         strat = strategies[0]
         body = (f"Strategy **{strat.value}** ({strat.description}): mean cosine between occurrences "
-                f"**{row['mean cosine']:.4f}** (from {row['min cosine']:.4f} to {row['max cosine']:.4f}); "
-                f"baselines: the other tokens of its sentences {row['context baseline']:.4f}, "
+                f"**{row['mean cosine']:.4f}**"
+                + (f" (from {row['min cosine']:.4f} to {row['max cosine']:.4f})" if len(occs) > 2 else "")
+                + f"; baselines: the other tokens of its sentences {row['context baseline']:.4f}, "
                 f"a random token {row['random-token baseline']:.4f}.")
     else:
         parts = ", ".join(f"{r['strategy']} {r['mean cosine']:.4f}" for _, r in summary.iterrows())
