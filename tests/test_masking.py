@@ -27,6 +27,7 @@ from tools.masking import ATTENTION_ROWS, MAX_MASKS, masked_lm_head, mask
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = "the a cat dog sat on mat rug house car ran big small red blue and is was in of to it he she they".split()
 MAX_LEN = 32  # the tiny model's position limit, so "past the cut" is cheap to reach
+WORD_STARTS = ["Ġmat", "Ġcar", "Ġhouse"]  # byte-level BPE tokens that begin a word
 
 
 def build_tiny(folder: Path, mask_token: str = "[MASK]", seed: int = 0) -> None:
@@ -44,11 +45,38 @@ def build_tiny(folder: Path, mask_token: str = "[MASK]", seed: int = 0) -> None:
     tok.save_pretrained(folder)
 
 
+def build_tiny_roberta(folder: Path) -> None:
+    """A random RobertaForMaskedLM (head under `lm_head`) with a byte-level BPE trained here; mask `<mask>`."""
+    from tokenizers import AddedToken, ByteLevelBPETokenizer
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizerFast
+
+    folder.mkdir(parents=True)
+    bpe = ByteLevelBPETokenizer()
+    corpus = ["The cat sat on the mat.", "A dog ran to the big red house.", "She sat in the small blue car."]
+    bpe.train_from_iterator(corpus * 5, vocab_size=330, min_frequency=1,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    bpe.save_model(str(folder))
+    merges = [tuple(line.split()) for line in (folder / "merges.txt").read_text().splitlines()
+              if line and not line.startswith("#")]
+    tok = RobertaTokenizerFast(vocab=json.loads((folder / "vocab.json").read_text()), merges=merges,
+                               model_max_length=MAX_LEN - 2, mask_token=AddedToken("<mask>", lstrip=True))
+    torch.manual_seed(2)
+    config = RobertaConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                           intermediate_size=32, max_position_embeddings=MAX_LEN, pad_token_id=tok.pad_token_id,
+                           bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    model = RobertaForMaskedLM(config)
+    with torch.no_grad():  # a model that prefers three whole words, so word starts rank first
+        model.lm_head.bias[tok.convert_tokens_to_ids(WORD_STARTS)] += 8.0
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+
+
 @pytest.fixture(scope="module")
 def model_root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("model-root")
     build_tiny(root / "tiny-mlm")
     build_tiny(root / "tiny-angle", mask_token="<mask>", seed=1)
+    build_tiny_roberta(root / "tiny-roberta")
     return root
 
 
@@ -137,6 +165,23 @@ def test_own_mask_token_and_the_other_spelling_are_translated(tiny_hub):
     assert roberta_style.settings["mask_token"] == "<mask>"
     assert len(roberta_style.table("mask 2")) == 3
     assert all(s.endswith("the [mask] .") for s in roberta_style.table("mask 1")["sentence"])
+
+
+def test_roberta_style_model_fills_its_own_mask_and_places_word_starts(tiny_hub):
+    lm = tiny_hub.get("tiny-roberta")
+    result = mask(lm, ["The cat sat on the [MASK]."], top=20, hub=tiny_hub)
+    assert result.settings["mask_token"] == "<mask>" and "`[MASK]` was read as" in result.text
+    table = result.table("mask 1")
+    assert len(table) == 20
+    assert sorted(table["token"][:3]) == ["car", "house", "mat"] and not table["word piece"][:3].any()
+    assert table["sentence"][:3].isin(["The cat sat on the mat.", "The cat sat on the car.",
+                                       "The cat sat on the house."]).all()
+    assert table["word piece"][3:].any()  # byte-level pieces follow, glued to the word before
+    for row in table.to_dict("records"):
+        raw = lm.tokenizer.convert_ids_to_tokens(row["id"])
+        assert row["word piece"] == (not raw.startswith("Ġ"))
+        glue = "" if row["word piece"] else " "
+        assert row["sentence"] == f"The cat sat on the{glue}{row['token']}.", (raw, row["sentence"])
 
 
 def test_attention_table_names_the_tokens_each_mask_attends_to_most(tiny_hub):
@@ -255,3 +300,4 @@ def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
     assert python["ok"] and python["model"] == "tiny-mlm"
     assert _comparable(handler) == _comparable(python)
     assert _comparable(cli) == _comparable(python)
+

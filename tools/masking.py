@@ -232,7 +232,9 @@ def _fill(tok, token_id: int, space_marked: bool) -> tuple[str, str, bool]:
     token = tok.convert_ids_to_tokens(token_id)
     if token.startswith("##"):
         return token, token[2:], True
-    text = tok.convert_tokens_to_string([token]).strip() or token
+    text = tok.convert_tokens_to_string([token]).strip()
+    if not text or "\ufffd" in text or not text.isprintable():  # a lone byte of a longer character
+        text = token
     if token.startswith(_WORD_START):
         return text, text, False
     return text, text, space_marked
