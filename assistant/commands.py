@@ -184,7 +184,7 @@ COMMANDS: list[CommandSpec] = [
     CommandSpec(
         "attend", "attention maps (one head, one layer's heads, or every layer x head) and what each head does: "
         "attends to itself, the previous / next token, [CLS], [SEP]",
-        "attend text [| pair] [--layer L] [--head H]  (layers and heads numbered from 1)",
+        "attend text [| pair] [--layer L] [--head H]",
         ("attend The cat sat on the mat",
          "attend The cat sat on the mat --layer 2 --head 5",
          "attend The cat sat on the mat --layer 1",
@@ -199,7 +199,7 @@ COMMANDS: list[CommandSpec] = [
     CommandSpec(
         "selfattn", "self-attention rebuilt by hand from a layer's own query/key/value weights, shown equal "
         "to the model's; --causal mask; --heads N toy with random projections",
-        "selfattn text [--layer L] [--head H] [--causal] [--heads N]  (layers and heads numbered from 1)",
+        "selfattn text [--layer L] [--head H] [--causal] [--heads N]",
         ("selfattn The cat sat on the mat",
          "selfattn The police is chasing a criminal on the run. --layer 1 --causal",
          "selfattn The cat sat on the mat --heads 8"),
@@ -216,7 +216,7 @@ COMMANDS: list[CommandSpec] = [
     ),
     CommandSpec(
         "syntax", "the dependency parse (spaCy) and each head's agreement with syntactic arcs and tree distance",
-        "syntax text  (layers and heads numbered from 1)",
+        "syntax text",
         ("syntax The cat sat on the mat",
          "syntax The police is chasing a criminal on the run."),
         using(syntax.syntax), texts=(1, 1), texts_hint="one English text",
