@@ -352,7 +352,7 @@ def mask(
         for m, t in enumerate(tables[:n]))
     text_out = (f"Top {top} fill{'s' if top > 1 else ''} for {n} mask{'s' if n > 1 else ''} from **{md(lm.name)}**"
                 f"{' (fallback: ' + md(conversation.name) + ' has no masked-LM head)' if fallback_note else ''}, "
-                f"each mask on its own, special tokens left out.{note} {best}.{joint_text}")
+                f"{'each mask on its own, ' if n > 1 else ''}special tokens left out.{note} {best}.{joint_text}")
     settings = {"top": top, "masks": n, "mlm_model": lm.name, "conversation_model": conversation.name,
                 "fallback": bool(fallback_note), "mask_token": tok.mask_token, "joint": "greedy left to right"
                 if n > 1 else ""}
