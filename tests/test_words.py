@@ -289,3 +289,22 @@ def test_neighbors_bad_inputs(run):
     assert "from 1 to 100" in run("neighbors bank --k 500").error
     assert "single word" in run("neighbors river bank").error
     assert "Did you mean `glove`?" in run("neighbors bank --space glvoe").error
+
+
+@pytest.mark.slow  # two fresh interpreters load torch and the model
+def test_word_runs_from_the_command_line_with_json():
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    ok = subprocess.run([sys.executable, "-m", "assistant", "run", f"word bank | {RIVER_1} | {MONEY} --strategy last",
+                         "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    answer = json.loads(ok.stdout)
+    assert ok.returncode == 0 and answer["ok"] and answer["settings"]["strategy"] == "last"
+    assert answer["tables"][0]["name"] == "strategies"
+    bad = subprocess.run([sys.executable, "-m", "assistant", "run", "word ... | A bank. | A bank.", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2
+    assert "no letters or digits" in json.loads(bad.stdout)["error"]

@@ -84,7 +84,7 @@ def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
                             "[unused] rows skipped)")
 
 
-def _glove_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
+def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Found:
     table = glove()
     index = table.row(word)
     if index is None:
@@ -95,7 +95,7 @@ def _glove_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
                  f"{GLOVE} ({len(table.words):,} words, {table.dims} dims)")
 
 
-SEARCH: dict[Space, Callable[[LoadedModel, str, int], Found]] = {
+SEARCH: dict[Space, Callable[[LoadedModel | None, str, int], Found]] = {
     Space.MODEL: _model_neighbors,
     Space.GLOVE: _glove_neighbors,
 }
@@ -131,7 +131,7 @@ def neighbors(
         raise UserError(f"Unknown --space {code(space, 20)}; use model or glove.") from None
     if not 1 <= int(k) <= MAX_K:
         raise UserError(f"--k must be from 1 to {MAX_K}; got {k}.")
-    lm = as_model(model) if chosen is Space.MODEL else (model if isinstance(model, LoadedModel) else None)
+    lm = as_model(model) if chosen is Space.MODEL else None  # GloVe needs no model
     found = SEARCH[chosen](lm, word, int(k))
     frame = pd.DataFrame(found.rows)
     order = list(frame["rank"].astype(str) + ". " + frame["neighbour"])
@@ -143,4 +143,4 @@ def neighbors(
     text = (f"The {len(frame)} nearest neighbours of **{md(word)}** by cosine in {found.space}, from "
             f"{found.query}: {best}.")
     return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [],
-                  lm.name if lm is not None else GLOVE, settings={"space": chosen.value, "k": int(k)})
+                  lm.name if chosen is Space.MODEL else GLOVE, settings={"space": chosen.value, "k": int(k)})
