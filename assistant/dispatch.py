@@ -7,6 +7,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from assistant.commands import TABLE
@@ -40,7 +41,13 @@ class Reply:
         return error_json(self.error or "", self.command)
 
 
-def execute(line: str, session: Session, hub: ModelHub, settings: Settings | None = None) -> Reply:
+def execute(
+    line: str,
+    session: Session,
+    hub: ModelHub,
+    settings: Settings | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> Reply:
     """Run one command line in a conversation.
 
     Predictable mistakes come back as ``Reply.error`` with their sentence; any
@@ -53,7 +60,8 @@ def execute(line: str, session: Session, hub: ModelHub, settings: Settings | Non
         inv = parse(line, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        result = TABLE[inv.verb].run(Context(session, hub, settings), inv)
+        ctx = Context(session, hub, settings, progress or (lambda fraction, message: None))
+        result = TABLE[inv.verb].run(ctx, inv)
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(result, elapsed_ms=elapsed)
     except UserError as exc:

@@ -73,7 +73,7 @@ def chat_content(reply: Reply) -> list[Any]:
     for chart in reply.result.charts:
         parts.append(gr.Plot(chart.chart, label=chart.name, show_label=False))
     for table in reply.result.tables:
-        caption = f"<p class='reply-caption'><b>{md(table.name)}</b></p>"
+        caption = f"<p class='reply-caption'><b>{html.escape(table.name)}</b></p>"
         parts.append(gr.HTML(caption + table_html(table.frame)))
     return parts
 

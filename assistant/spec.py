@@ -38,6 +38,7 @@ class Context:
     session: Session
     hub: ModelHub
     settings: Settings
+    progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""

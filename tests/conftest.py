@@ -50,3 +50,42 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_app(hub):
+    """The real app on a free 127.0.0.1 port for the whole run; closed by this fixture."""
+    from assistant.app import CSS, build
+
+    demo = build(hub, hub.settings)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS,
+                show_error=False, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """Debian's chromium, headless, driven by Playwright, with a fresh profile."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("chromium is not installed: run `make test`, which installs Debian's chromium")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=executable, headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
+        try:
+            yield context
+        finally:
+            context.close()

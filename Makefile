@@ -1,0 +1,31 @@
+# Two entry points for a fresh machine: `make run` (serve the assistant) and `make test`.
+# Both build the virtual environment from the project's own files first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+
+.PHONY: run test test-all venv chromium
+
+run: $(VENV)/.installed
+	$(PY) -m assistant
+
+test: $(VENV)/.installed chromium
+	$(PY) -m pytest -m "not slow"
+
+test-all: $(VENV)/.installed chromium
+	$(PY) -m pytest
+
+venv: $(VENV)/.installed
+
+# torch goes first, from its CPU wheel; constraints.txt keeps anything from replacing it.
+$(VENV)/.installed: requirements.txt requirements-test.txt constraints.txt
+	python3 -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check torch==2.13.0
+	$(PIP) install -q --disable-pip-version-check -r requirements.txt -r requirements-test.txt -c constraints.txt
+	touch $@
+
+# Debian's chromium for the browser tests (never `playwright install`: it downloads a browser).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }

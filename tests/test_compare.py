@@ -1,0 +1,96 @@
+"""`compare` on the real packaged model, checked against transformers and sentence-transformers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tools import similarity
+
+SURVEY = (
+    "In 1995, the last survey, those numbers were equal.",
+    "The last time the survey was conducted, in 1995, those numbers matched.",
+)
+UNRELATED = "A chef slices onions in a busy restaurant kitchen."
+
+
+def direct_mean(lm, text: str, layer: int = -1) -> np.ndarray:
+    """Masked mean pooling written the way the source notebooks do it, in a padded batch."""
+    batch = lm.tokenizer([text, "a much longer second text so that the first one gets padding tokens"],
+                         padding=True, return_tensors="pt")
+    with torch.no_grad():
+        out = lm.encoder(**batch, output_hidden_states=True)
+    states = out.hidden_states[layer][0]
+    mask = batch["attention_mask"][0].unsqueeze(-1).float()
+    return ((states * mask).sum(0) / mask.sum()).numpy()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def test_mean_pooling_equals_direct_transformers_computation(lm):
+    result = similarity.compare(lm, list(SURVEY), pool="mean")
+    expected = cosine(direct_mean(lm, SURVEY[0]), direct_mean(lm, SURVEY[1]))
+    assert result.table("similarity")["cosine"][0] == pytest.approx(expected, abs=1e-5)
+
+
+def test_mean_pooling_at_a_chosen_layer_equals_direct_computation(lm):
+    result = similarity.compare(lm, list(SURVEY), pool="mean", layer=2)
+    expected = cosine(direct_mean(lm, SURVEY[0], 2), direct_mean(lm, SURVEY[1], 2))
+    assert result.table("similarity")["cosine"][0] == pytest.approx(expected, abs=1e-5)
+    assert result.settings["layer"] == 2
+    assert "layer 2 of 6" in result.text
+
+
+def test_sbert_pooling_equals_sentence_transformers_encode(lm):
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(lm.source.location, device="cpu")
+    vecs = st.encode(list(SURVEY), convert_to_numpy=True)
+    expected = cosine(vecs[0], vecs[1])
+    result = similarity.compare(lm, list(SURVEY), pool="sbert")
+    assert result.table("similarity")["cosine"][0] == pytest.approx(expected, abs=1e-5)
+
+
+def test_survey_paraphrase_beats_an_unrelated_pair_under_every_pooling(lm):
+    para = similarity.compare(lm, list(SURVEY), pool="all").table("similarity")
+    unrelated = similarity.compare(lm, [SURVEY[0], UNRELATED], pool="all").table("similarity")
+    assert list(para["pooling"]) == ["cls", "mean", "max", "sbert"]
+    for p, u in zip(para.itertuples(), unrelated.itertuples()):
+        assert p.cosine > u.cosine, p.pooling
+
+
+def test_three_texts_give_a_symmetric_matrix_and_a_heatmap(lm):
+    texts = ["A man plays guitar.", "Someone is playing an instrument.", "The stock market fell."]
+    result = similarity.compare(lm, texts)
+    matrix = result.tables[0].frame.set_index("text").to_numpy()
+    assert matrix.shape == (3, 3)
+    np.testing.assert_allclose(np.diag(matrix), 1.0, atol=1e-5)
+    np.testing.assert_allclose(matrix, matrix.T, atol=1e-6)
+    assert matrix[0, 1] > matrix[0, 2]  # guitar is closer to instrument than to stocks
+    spec = result.charts[0].chart.to_dict()
+    marks = {layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in spec["layer"]}
+    assert "rect" in marks
+    assert "1: A man plays guitar." in result.text
+
+
+def test_long_text_is_truncated_with_a_warning(run):
+    long_text = ("word " * 2000).strip()  # a 10,000-character paste, about 2,000 tokens
+    assert len(long_text) == 9999
+    reply = run(f"compare {long_text} | short text")
+    assert reply.ok, reply.error
+    (warning,) = reply.result.warnings
+    assert "Text 1 was truncated to 512 tokens: 1490 tokens were dropped" in warning
+
+
+def test_compare_from_the_command_line_reports_every_pooling(run):
+    reply = run(f"compare {SURVEY[0]} | {SURVEY[1]} --pool all")
+    assert reply.ok
+    data = reply.to_json()
+    assert data["ok"] and data["command"] == "compare" and data["model"] == "minilm"
+    rows = data["tables"][0]["rows"]
+    assert [r[0] for r in rows] == ["cls", "mean", "max", "sbert"]
+    assert all(0.5 < r[-1] <= 1.0 for r in rows)
+    assert data["charts"][0]["vega_lite"]["$schema"].startswith("https://vega.github.io/schema/vega-lite/")

@@ -1,0 +1,83 @@
+"""Rendering without a model: escaping, table sizes, JSON shape, downloads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from assistant.dispatch import Reply
+from assistant.render import reply_markdown, table_html, terminal_text, write_downloads
+from tools.results import Artifact, Chart, Result, Table
+from tools.text import code, md
+
+HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> ![x](http://evil.example/a.png) [go](javascript:alert(3))"
+
+
+def sample_result() -> Result:
+    frame = pd.DataFrame({"text": [HOSTILE] + [f"row {i}" for i in range(29)], "value": np.arange(30) / 7})
+    chart = alt.Chart(frame).mark_bar().encode(x="value:Q", y="text:N")
+    return Result("compare", f"About {md(HOSTILE)}", [Table("rows", frame)], [Chart("bars", chart)],
+                  warnings=["one warning"], model="minilm", settings={"pool": "mean", "layer": None},
+                  artifacts=[Artifact("vectors.npy", b"\x93NUMPY")])
+
+
+def test_md_escapes_markup_and_links():
+    out = md(HOSTILE)
+    assert "<script>" not in out and "<img" not in out
+    assert "](" not in out and "![" not in out
+
+
+def test_code_span_survives_backticks():
+    assert code("a`b") == "``a`b``"
+    assert code("`x`") == "`` `x` ``"
+
+
+def test_table_html_escapes_and_caps_rows():
+    html = table_html(sample_result().tables[0].frame)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert html.count("<tr") == 21  # header + 20 rows
+    assert "Showing 20 of 30 rows" in html
+
+
+def test_reply_markdown_has_summary_warning_and_footer():
+    text = reply_markdown(Reply("x", result=sample_result()))
+    assert "<script>" not in text
+    assert "one warning" in text
+    assert "compare · minilm · pool=mean" in text
+
+
+def test_error_reply_escapes_prose_but_keeps_code_spans():
+    text = reply_markdown(Reply("x", error="Unknown command `<b>`. <i>hi</i>"))
+    assert "`<b>`" in text and "&lt;i&gt;" in text
+
+
+def test_json_shape_is_stable():
+    data = Reply("x", result=sample_result()).to_json()
+    assert set(data) == {"ok", "command", "model", "elapsed_ms", "text", "warnings", "settings",
+                         "tables", "charts", "error"}
+    assert data["tables"][0]["columns"] == ["text", "value"]
+    assert isinstance(data["tables"][0]["rows"][1][1], float)
+    assert data["charts"][0]["vega_lite"]["mark"]["type"] == "bar"
+    json.dumps(data)
+    bad = Reply("x", error="Nope.", command="compare").to_json()
+    assert bad["ok"] is False and bad["error"] == "Nope." and bad["tables"] == []
+
+
+def test_terminal_text_shows_tables():
+    out = terminal_text(Reply("x", result=sample_result()))
+    assert "[rows]" in out and "row 5" in out and "warning: one warning" in out
+    assert terminal_text(Reply("x", error="Nope.")) == "error: Nope."
+
+
+def test_downloads_are_csv_json_and_artifacts_in_a_fresh_folder():
+    paths = [Path(p) for p in write_downloads(sample_result())]
+    assert {p.suffix for p in paths} == {".csv", ".json", ".npy"}
+    assert len({p.parent for p in paths}) == 1
+    frame = pd.read_csv(paths[0])
+    assert len(frame) == 30 and frame["text"][0] == HOSTILE
+    assert json.loads(paths[1].read_text())["command"] == "compare"
+    assert write_downloads(sample_result())[0] != str(paths[0])  # a new folder each time
