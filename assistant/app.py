@@ -38,10 +38,13 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     hub = hub or ModelHub(settings)
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
-    def respond(line: str, history: list, session: Session, model_name: str):
+    def respond(line: str, history: list, session: Session, model_name: str, mlm_name: str,
+                progress: gr.Progress = gr.Progress()):
         if model_name and model_name != (session.model or settings.model):
             session.model = model_name
-        reply = execute(line or "", session, hub, settings)
+        session.mlm_model = mlm_name or ""
+        reply = execute(line or "", session, hub, settings,
+                        progress=lambda fraction, message: progress(fraction, desc=message))
         history = list(history or [])
         history.append(gr.ChatMessage(role="user", content=md(line or "") or "(empty)"))
         history.append(gr.ChatMessage(role="assistant", content=chat_content(reply)))
@@ -71,19 +74,37 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                     send = gr.Button("Run", variant="primary", scale=1, elem_id="run-button")
                 gr.Examples([[spec.examples[0]] for spec in COMMANDS], inputs=box, label="Examples (click, then Run)")
             with gr.Column(scale=2):
-                model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
-                                    info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
+                with gr.Row():
+                    model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
+                                        info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
+                    mlm = gr.Dropdown(list(dict.fromkeys([settings.mlm_model, *ALIASES])), value=settings.mlm_model,
+                                      label="Masked-LM model for `mask`", allow_custom_value=True,
+                                      info="used when the model above has no masked-LM head")
                 plot = gr.Plot(label="Chart of the latest reply")
                 table = gr.Dataframe(label="Full table of the latest reply", interactive=False, wrap=True,
                                      max_height=420)
                 files = gr.File(label="Downloads of the latest reply (CSV, JSON)", file_count="multiple",
                                 interactive=False)
+                upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
+                                 file_types=[".tsv", ".csv", ".jsonl", ".txt"], file_count="single",
+                                 elem_id="upload")
         outputs = [box, chatbot, session, plot, table, files, model]
-        send.click(respond, [box, chatbot, session, model], outputs, api_visibility="private")
-        box.submit(respond, [box, chatbot, session, model], outputs, api_visibility="private")
+        inputs = [box, chatbot, session, model, mlm]
+        send.click(respond, inputs, outputs, api_visibility="private")
+        box.submit(respond, inputs, outputs, api_visibility="private")
+        upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
         gr.api(run, api_name="run")
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     return demo
+
+
+def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
+    """Only files this visitor uploaded (in Gradio's upload folder) may be named by `benchmark --data`."""
+    if path:
+        session.uploads = (*session.uploads, path)
+        name = os.path.basename(path)
+        return session, gr.update(value=f"benchmark --data {name} --sample 200")
+    return session, gr.update()
 
 
 def _side_panel(reply: Reply) -> tuple[Any, Any, Any]:

@@ -27,6 +27,8 @@ class Session:
     """One conversation's own state; never shared between users."""
 
     model: str = ""
+    mlm_model: str = ""  # the page's masked-LM pick for `mask` ("" = ASSISTANT_MLM_MODEL)
+    uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data)
     history: list[str] = field(default_factory=list)
     last: Result | None = None
 
