@@ -308,3 +308,13 @@ def test_word_runs_from_the_command_line_with_json():
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2
     assert "no letters or digits" in json.loads(bad.stdout)["error"]
+
+
+@pytest.mark.parametrize("verb", ["word", "embed", "static", "neighbors"])
+def test_every_example_of_the_issue_3_commands_works(run, verb):
+    from assistant.commands import TABLE
+
+    for example in TABLE[verb].examples:
+        reply = run(example)
+        assert reply.ok, (example, reply.error)
+        assert reply.result.tables and reply.result.charts
