@@ -16,6 +16,7 @@ from assistant.spec import CommandSpec, Context, Invocation
 from tools import info, similarity, tokens
 from tools import embed as embed_tool, neighbors, static, words  # issue 3
 from tools import attention, selfattn, syntax  # issue 4
+from tools import projection, vocab as vocab_tool  # issue 6
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
@@ -71,6 +72,20 @@ def _mask(ctx: Context, inv: Invocation) -> Result:
     name = options.pop("model", None)
     fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
     return masking.mask(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)
+
+
+def _benchmark(ctx: Context, inv: Invocation) -> Result:
+    """``benchmark`` (issue 7): models from --models through the hub, progress to the page, uploads allowed."""
+    from tools import benchmark
+
+    options = dict(inv.options)
+    names = [n.strip() for n in (options.pop("models", None) or "").split(",") if n.strip()]
+    if len(dict.fromkeys(names)) > benchmark.MAX_MODELS:
+        raise UserError(f"--models names {len(dict.fromkeys(names))} models; compare at most "
+                        f"{benchmark.MAX_MODELS} at a time.")
+    models = [ctx.model(n) for n in dict.fromkeys(names)] or [ctx.model()]
+    return benchmark.benchmark(models[0], inv.texts, models=models, settings=ctx.settings,
+                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), **options)
 
 
 COMMANDS: list[CommandSpec] = [
@@ -223,7 +238,79 @@ COMMANDS: list[CommandSpec] = [
         aliases=("dependency", "deps"),
     ),
     # --- projection: project, vocab (issue 6) ---
+    CommandSpec(
+        "project", "a labelled, interactive map of every token (and each text's sentence vector) or of one point "
+        "per text: PCA with explained variance, t-SNE or UMAP; 3-D as three linked views; --basis vocab shows "
+        "each token's static and contextual position",
+        "project a [| b ...] [--level tokens|sentences] [--method pca|tsne|umap] [--dims 2|3] [--layer N] "
+        "[--pool cls|mean|max|sbert] [--basis texts|vocab]",
+        ("project In 1995, the last survey, those numbers were equal. | The last time the survey was "
+         "conducted, in 1995, those numbers matched.",
+         "project A man plays guitar. | Someone is playing an instrument. | The stock market fell. "
+         "--level sentences",
+         "project The bank of the river. | The bank raised its rates. --dims 3 --method tsne",
+         "project I deposited money at the bank. --basis vocab"),
+        lambda ctx, inv: projection.project(ctx.model(), inv.texts, progress=ctx.progress, **inv.options),
+        texts=(1, None), texts_hint="one or more texts separated by `|` (3 or more with --level sentences)",
+        options=(
+            Option("level", "choice", "a point per token (with each text's sentence vector) or per text",
+                   choices=("tokens", "sentences"), default="tokens"),
+            Option("method", "choice", "projection method (umap needs the optional umap-learn)",
+                   choices=("pca", "tsne", "umap"), default="pca"),
+            Option("dims", "int", "2, or 3 for three linked pairwise views", default=2),
+            LAYER,
+            Option("pool", "choice", "how token vectors become the sentence vector",
+                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            Option("basis", "choice", "fit on these texts, or on the input-embedding matrix (vocab)",
+                   choices=("texts", "vocab", "glove"), default="texts"),
+        ),
+        aliases=("projection", "pca", "scatter"),
+    ),
+    CommandSpec(
+        "vocab", "the input-embedding matrix projected and coloured by word features; a TensorBoard "
+        "Projector export (vectors.tsv, metadata.tsv)",
+        "vocab [--n N] [--method pca|tsne|umap] [--color length|vowels|number|subword|special] [--dims 2|3]",
+        ("vocab", "vocab --n 30000 --color subword", "vocab --n 2500 --method tsne --color number",
+         "vocab --color vowels --dims 3"),
+        lambda ctx, inv: vocab_tool.vocab(ctx.model(), inv.texts, progress=ctx.progress, **inv.options),
+        texts=(0, 0),
+        options=(
+            Option("n", "int", "the first N rows of the matrix ([unused...] rows among them are skipped)",
+                   default=4000, minimum=10, maximum=10_000_000),
+            Option("method", "choice", "projection method (tsne: at most 3,000 points; umap needs umap-learn)",
+                   choices=("pca", "tsne", "umap"), default="pca"),
+            Option("color", "choice", "the label that colours the points",
+                   choices=("length", "vowels", "number", "subword", "special"), default="length"),
+            Option("dims", "int", "2, or 3 for three linked pairwise views", default=2),
+        ),
+        aliases=("vocabulary", "projector"),
+    ),
     # --- benchmark (issue 7) ---
+    CommandSpec(
+        "benchmark", "STS evaluation: Spearman / Pearson x 100 against gold scores per model x pooling, "
+        "paraphrase accuracy / F1 at the best threshold, GloVe / input-embedding / shuffled baselines, "
+        "worst pairs, a chart, CSV and JSON",
+        "benchmark [--data stsb-dev|stsb-test|FILE] [--sample N] [--seed S] [--models a,b] "
+        "[--pool cls,mean,max,sbert] [--threshold T]",
+        ("benchmark --sample 300 --pool mean,sbert",
+         "benchmark --data stsb-test",
+         "benchmark --data stsb-dev --sample 600 --seed 7 --pool cls,mean,max --threshold 3.5"),
+        _benchmark, texts=(0, 0), texts_hint="no text: the data comes from --data",
+        options=(
+            Option("data", "str", "stsb-dev, stsb-test, or a .tsv (STS-B layout) / .csv / .jsonl file "
+                   "(sentence1, sentence2, score) in a data folder", default="stsb-dev"),
+            Option("sample", "int", "use N pairs, stratified by gold-score bins (default: all)",
+                   minimum=3, maximum=1_000_000),
+            Option("seed", "int", "seed of the sample and of the shuffled pairs", default=42,
+                   minimum=0, maximum=2**32 - 1),
+            Option("models", "str", "comma-separated models to compare (default: this conversation's)"),
+            Option("pool", "choices", "poolings to score (default: every one the model has)",
+                   choices=("cls", "mean", "max", "sbert")),
+            Option("threshold", "float", "gold score from which a pair is a paraphrase (STS-B runs 0 to 5)",
+                   default=4.0),
+        ),
+        aliases=("bench", "sts"),
+    ),
     # --- sharing: history, again, export (issue 8) ---
 ]
 

@@ -227,7 +227,7 @@ def projection_views(
     color_enc = alt.Color(f"{color}:{kind}", scale=scheme, legend=legend, title=color_title or color)
     tips = tooltip or [label or color]
     views = []
-    for a, b in PROJECTION_PAIRS[dims]:
+    for i, (a, b) in enumerate(PROJECTION_PAIRS[dims]):
         x = alt.X(f"{fields[a]}:Q", title=titles[a], scale=alt.Scale(zero=False))
         y = alt.Y(f"{fields[b]}:Q", title=titles[b], scale=alt.Scale(zero=False))
         layers = []
@@ -246,7 +246,9 @@ def projection_views(
                 range=shape_range or ["circle", "square", "diamond", "triangle-up"]), legend=alt.Legend(orient="bottom"))
             point_enc["size"] = alt.Size(f"{shape}:N", scale=alt.Scale(
                 domain=shape_domain or alt.Undefined, range=size_range or [50, 70, 260, 90]), legend=None)
-        layers.append(alt.Chart(frame).mark_point(filled=True).encode(**point_enc).add_params(brush))
+        # named "<base>_<position>" as Altair renames layered concat views: the brush's view list stays exact
+        layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
+                      .encode(**point_enc).add_params(brush))
         if label:
             layers.append(alt.Chart(frame).mark_text(align="left", dx=6, dy=-4, fontSize=10)
                           .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
