@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from tools.errors import UserError
+from tools.gpu import gpu
 from tools.hub import LoadedModel
 
 #: Batches are cut so that no batch holds more than this many (padded) tokens.
@@ -110,6 +111,7 @@ def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
     return batches
 
 
+@gpu  # ZeroGPU on a Space (issue 8); a no-op elsewhere
 def _forward(lm, unique, features, full_lengths, batch, attentions) -> dict[int, Encoded]:
     tok = lm.tokenizer
     padded = tok.pad(
