@@ -243,9 +243,10 @@ def projection_views(
         if shape:
             point_enc["shape"] = alt.Shape(f"{shape}:N", scale=alt.Scale(
                 domain=shape_domain or alt.Undefined,
-                range=shape_range or ["circle", "square", "diamond", "triangle-up"]), legend=alt.Legend(orient="bottom"))
-            point_enc["size"] = alt.Size(f"{shape}:N", scale=alt.Scale(
-                domain=shape_domain or alt.Undefined, range=size_range or [50, 70, 260, 90]), legend=None)
+                range=shape_range or ["circle", "square", "diamond", "triangle-up"]), title=shape,
+                legend=alt.Legend(orient="bottom", columns=1))
+            point_enc["size"] = alt.Size(f"{shape}:N", scale=alt.Scale(  # same field and title: one legend
+                domain=shape_domain or alt.Undefined, range=size_range or [50, 70, 260, 90]), title=shape)
         # named "<base>_<position>" as Altair renames layered concat views: the brush's view list stays exact
         layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
                       .encode(**point_enc).add_params(brush))
@@ -254,7 +255,7 @@ def projection_views(
                           .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
         views.append(alt.layer(*layers).properties(width=size, height=size))
     chosen = (alt.Chart(frame).mark_text(align="left", baseline="middle", fontSize=11)
-              .encode(y=alt.Y("row:O", axis=None), text=f"{listing}:N")
+              .encode(x=alt.value(4), y=alt.Y("row:O", axis=None), text=f"{listing}:N")
               .transform_filter(brush)
               .transform_window(row="row_number()")
               .transform_filter(f"datum.row <= {list_rows}")
