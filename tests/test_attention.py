@@ -246,6 +246,18 @@ def test_alignment_of_a_word_split_into_pieces(lm):
     assert al.lost == 0
 
 
+def test_word_attention_sums_key_pieces_and_averages_query_pieces():
+    al = syntax.Alignment(words=[0, 1], pieces=[[1], [2, 3]], heads=[1, -1], lost=0)
+    rng = np.random.default_rng(1)
+    attn = rng.random((2, 3, 5, 5))
+    attn /= attn.sum(-1, keepdims=True)
+    wa = syntax.word_attention(attn, al)
+    a = attn[1, 2]
+    assert wa[1, 2, 0, 1] == pytest.approx(a[1, 2] + a[1, 3])
+    assert wa[1, 2, 1, 0] == pytest.approx((a[2, 1] + a[3, 1]) / 2)
+    assert wa[1, 2, 1, 1] == pytest.approx((a[2, 2] + a[2, 3] + a[3, 2] + a[3, 3]) / 2)
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("line, sentence", [

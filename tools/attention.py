@@ -235,43 +235,47 @@ def chart_data(panels: Sequence[tuple[dict[str, object], np.ndarray]], labels: l
     return ChartData(frame, order, note)
 
 
-def _rows(keys: dict[str, object], q: list[str], k: list[str], w: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame({"query": q, "key": k, "weight": np.round(w.astype(float), 4)})
-    for name, value in reversed(keys.items()):
-        frame.insert(0, name, value)
-    return frame
+def _frame(panels, index: np.ndarray, q: np.ndarray, k: np.ndarray, w: np.ndarray,
+           q_names: Sequence[str], k_names: Sequence[str]) -> pd.DataFrame:
+    """One tidy frame from flat arrays: panel index, query index, key index, weight."""
+    keys = [keys for keys, _ in panels]
+    columns: dict[str, object] = {
+        name: np.asarray([kv[name] for kv in keys])[index] for name in keys[0]
+    }
+    columns["query"] = np.asarray(q_names, dtype=object)[q]
+    columns["key"] = np.asarray(k_names, dtype=object)[k]
+    columns["weight"] = np.round(w.astype(float), 4)
+    return pd.DataFrame(columns)
 
 
 def _exact(panels, labels) -> pd.DataFrame:
-    t = len(labels)
-    q = [labels[i] for i in range(t) for _ in range(t)]
-    k = labels * t
-    return pd.concat([_rows(keys, q, k, m.ravel()) for keys, m in panels], ignore_index=True)
+    stack = np.stack([m for _, m in panels])  # (P, T, T)
+    p, t, _ = stack.shape
+    index, q, k = (a.ravel() for a in np.meshgrid(np.arange(p), np.arange(t), np.arange(t), indexing="ij"))
+    return _frame(panels, index, q, k, stack.ravel(), labels, labels)
 
 
 def _top_k(panels, labels, k) -> tuple[pd.DataFrame, float]:
-    parts, covered = [], []
-    for keys, m in panels:
-        top = np.argsort(-m, axis=1, kind="stable")[:, :k]
-        rows = np.repeat(np.arange(m.shape[0]), k)
-        cols = top.ravel()
-        w = m[rows, cols]
-        covered.append(w.sum() / m.shape[0])
-        parts.append(_rows(keys, [labels[i] for i in rows], [labels[j] for j in cols], w))
-    return pd.concat(parts, ignore_index=True), float(np.mean(covered))
+    stack = np.stack([m for _, m in panels])  # (P, T, T)
+    p, t, _ = stack.shape
+    top = np.argsort(-stack, axis=-1, kind="stable")[..., :k]  # (P, T, k)
+    w = np.take_along_axis(stack, top, axis=-1)
+    covered = float(w.sum(-1).mean())
+    index, q, _ = (a.ravel() for a in np.meshgrid(np.arange(p), np.arange(t), np.arange(k), indexing="ij"))
+    return _frame(panels, index, q, top.ravel(), w.ravel(), labels, labels), covered
 
 
 def _blocks(panels, labels, size) -> tuple[pd.DataFrame, list[str]]:
     t = len(labels)
     starts = list(range(0, t, size))
     names = [f"{s}–{min(s + size, t) - 1}" for s in starts]
-    parts = []
-    for keys, m in panels:
-        summed = np.add.reduceat(m, starts, axis=1)  # (T, B): attention to each key block
-        averaged = np.stack([summed[s:s + size].mean(0) for s in starts])  # (B, B)
-        b = len(starts)
-        parts.append(_rows(keys, [names[i] for i in range(b) for _ in range(b)], names * b, averaged.ravel()))
-    return pd.concat(parts, ignore_index=True), names
+    stack = np.stack([m for _, m in panels])  # (P, T, T)
+    summed = np.add.reduceat(stack, starts, axis=2)  # attention to each key block
+    counts = np.diff([*starts, t])
+    averaged = np.add.reduceat(summed, starts, axis=1) / counts[None, :, None]  # (P, B, B)
+    p, b, _ = averaged.shape
+    index, q, k = (a.ravel() for a in np.meshgrid(np.arange(p), np.arange(b), np.arange(b), indexing="ij"))
+    return _frame(panels, index, q, k, averaged.ravel(), names, names), names
 
 
 # --- downloads ------------------------------------------------------------------------------

