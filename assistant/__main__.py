@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in (serve, run):
         p.add_argument("--model", dest="sub_model", help=argparse.SUPPRESS)
         p.add_argument("--device", dest="sub_device", help=argparse.SUPPRESS)
+    _limit_flags(parser, serve, run)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "transformers", "sentence_transformers"):
@@ -48,6 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         settings = dataclasses.replace(settings, model=model)
     if device:
         settings = dataclasses.replace(settings, device=device)
+    overrides = {f.name: getattr(args, f"setting_{f.name}") for f in dataclasses.fields(settings)
+                 if getattr(args, f"setting_{f.name}", None) is not None}
+    if overrides:
+        try:
+            settings = dataclasses.replace(settings, **overrides)
+        except ValueError as exc:
+            parser.error(str(exc))
 
     if args.action == "run":
         from assistant.dispatch import execute
@@ -63,6 +71,28 @@ def main(argv: list[str] | None = None) -> int:
 
     launch(settings, host=args.host, port=args.port, share=args.share)
     return 0
+
+
+def _limit_flags(parser: argparse.ArgumentParser, *subparsers: argparse.ArgumentParser) -> None:
+    """One flag per setting (``--max-chars`` for ASSISTANT_MAX_CHARS ...), before or after the action."""
+    from tools.config import Settings, parse_value
+
+    for f in dataclasses.fields(Settings):
+        if f.name in ("model", "device"):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+
+        def convert(raw: str, name: str = f.name) -> object:
+            try:
+                return parse_value(name, raw)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+
+        helptext = f"{f.metadata.get('help', '')} (ASSISTANT_{f.name.upper()}, default {f.default!r})"
+        parser.add_argument(flag, dest=f"setting_{f.name}", type=convert, default=None, help=helptext)
+        for sub in subparsers:
+            sub.add_argument(flag, dest=f"setting_{f.name}", type=convert, default=argparse.SUPPRESS,
+                             help=helptext)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,20 @@
-"""parse -> run -> Reply. Nothing raises past :func:`execute`."""
+"""parse -> run -> Reply. Nothing raises past :func:`execute`.
+
+Each command's handler runs in a worker thread under the per-command time limit
+(``ASSISTANT_TIME_LIMIT_S``). When the limit passes, the reply says the command gave
+up and the app goes on serving; Python cannot stop a thread, so the abandoned
+worker finishes (or fails) in the background, holding the model's lock while it
+runs a forward pass. Its result is dropped and it cannot touch the conversation:
+handlers work on a copy of the :class:`Session`, merged back only when they finish
+in time.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -16,7 +27,7 @@ from assistant.spec import Context, Session
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
-from tools.results import Result, error_json
+from tools.results import Chart, Result, error_json
 
 log = logging.getLogger("assistant")
 
@@ -56,14 +67,15 @@ def execute(
     """
     settings = settings or hub.settings
     verb = ""
+    work = dataclasses.replace(session, history=list(session.history))  # the handler's own copy
     try:
         inv = parse(line, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        ctx = Context(session, hub, settings, progress or (lambda fraction, message: None))
-        result = TABLE[inv.verb].run(ctx, inv)
+        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None))
+        result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         elapsed = (time.perf_counter() - start) * 1000
-        result = dataclasses.replace(result, elapsed_ms=elapsed)
+        result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)
     except UserError as exc:
         return Reply(line, error=str(exc), command=verb)
     except Exception:
@@ -75,6 +87,75 @@ def execute(
                   "server); nothing you had is lost, and the next command will work.",
             command=verb,
         )
-    session.history.append(line.strip())
-    session.last = result
+    for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
+        setattr(session, f.name, getattr(work, f.name))
+    session.remember(line.strip(), result)  # history, last, and the turn for history/export
     return Reply(line, result=result, command=verb)
+
+
+def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: Any, limit_s: float) -> Result:
+    """Run ``handler`` in a worker thread; give up with a :class:`UserError` after ``limit_s`` seconds.
+
+    The worker runs in a copy of the caller's context variables, so Gradio's progress
+    bar (which lives in them) keeps working. A worker that overruns is left to finish
+    in the background (threads cannot be killed); its result is discarded.
+    """
+    if not limit_s or limit_s <= 0:
+        return handler(ctx, inv)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = handler(ctx, inv)
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,),
+                              name=f"command-{inv.verb}", daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    if thread.is_alive():
+        log.warning("command %r gave up after %.1f s; its worker finishes in the background", inv.verb, limit_s)
+        raise UserError(
+            f"`{inv.verb}` gave up after {limit_s:g} seconds, the time limit per command "
+            "(ASSISTANT_TIME_LIMIT_S); try shorter or fewer texts, or a smaller --sample / --n."
+        )
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def chart_rows(chart: Any) -> int:
+    """Rows of data an Altair chart embeds, over its layers and panels (each frame counted once)."""
+    frames: dict[int, int] = {}
+    stack = [chart]
+    while stack:
+        node = stack.pop()
+        data = getattr(node, "data", None)
+        if hasattr(data, "__len__") and hasattr(data, "columns"):
+            frames[id(data)] = len(data)
+        for attr in ("layer", "hconcat", "vconcat", "concat"):
+            parts = getattr(node, attr, None)
+            if isinstance(parts, list):
+                stack.extend(parts)
+        spec = getattr(node, "spec", None)
+        if spec is not None and hasattr(spec, "to_dict"):
+            stack.append(spec)
+    return sum(frames.values())
+
+
+def limit_charts(result: Result, max_rows: int) -> Result:
+    """Leave out any chart over ``max_rows`` rows of data (ASSISTANT_MAX_CHART_ROWS), saying so."""
+    kept: list[Chart] = []
+    warnings = list(result.warnings)
+    for chart in result.charts:
+        rows = chart_rows(chart.chart)
+        if rows > max_rows:
+            warnings.append(f"The chart {chart.name!r} would carry {rows:,} rows of data, over the limit of "
+                            f"{max_rows:,} (ASSISTANT_MAX_CHART_ROWS), so it was left out; the tables hold "
+                            "every number.")
+        else:
+            kept.append(chart)
+    if len(kept) == len(result.charts):
+        return result
+    return dataclasses.replace(result, charts=kept, warnings=warnings)

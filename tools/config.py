@@ -1,39 +1,53 @@
 """Every setting and limit, read from ``ASSISTANT_*`` environment variables in one place.
 
 Command-line flags override these by building a new :class:`Settings` with
-:func:`dataclasses.replace`; nothing else reads the environment.
+:func:`dataclasses.replace` (``python -m assistant --max-chars 5000 ...``; the flags
+are generated from the fields below); nothing else reads the environment.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+
+def _setting(default: object, help: str, minimum: float | None = None) -> object:
+    return field(default=default, metadata={"help": help, "minimum": minimum})
 
 
 @dataclass(frozen=True)
 class Settings:
     """Configuration and limits.
 
-    Each field maps to the environment variable ``ASSISTANT_<FIELD>`` (upper case).
-    Limits are checked before any model work and named in their messages.
+    Each field maps to the environment variable ``ASSISTANT_<FIELD>`` (upper case)
+    and to the flag ``--<field>`` (dashes for underscores). Limits are checked
+    before any model work and named in their messages.
     """
 
-    model: str = "minilm"
-    mlm_model: str = "bert-small"
-    device: str = ""  # "" picks CUDA when present, else CPU
-    model_roots: str = ""  # ":"-separated folders local models may load from
-    data_dir: str = ""  # ":"-separated folders benchmark data may be read from
-    max_chars: int = 20_000  # characters per text
-    max_texts: int = 64  # texts per command
-    max_line_chars: int = 200_000  # characters per command line
-    max_pairs: int = 10_000  # benchmark pairs
-    max_upload_mb: int = 20  # uploaded file size
-    max_chart_rows: int = 5_000  # rows of data in one chart
-    time_limit_s: float = 120.0  # per command
-    queue_size: int = 64  # requests waiting in the app's queue
-    concurrency: int = 1  # commands running at once in one app process
-    cache_size: int = 4096  # cached encodings per model
+    model: str = _setting("minilm", "default model")
+    mlm_model: str = _setting("bert-small", "masked-LM model `mask` falls back to")
+    device: str = _setting("", "cpu, cuda, cuda:N or mps; empty picks CUDA when present, else CPU")
+    model_roots: str = _setting("", "folders local models may load from, ':'-separated")
+    data_dir: str = _setting("", "folders benchmark data may be read from, ':'-separated")
+    max_chars: int = _setting(20_000, "characters per text", 1)
+    max_texts: int = _setting(64, "texts per command", 1)
+    max_line_chars: int = _setting(200_000, "characters per command line", 1)
+    max_pairs: int = _setting(10_000, "benchmark pairs", 1)
+    max_upload_mb: int = _setting(20, "size of an uploaded file, in MB", 1)
+    max_chart_rows: int = _setting(5_000, "rows of data in one chart", 1)
+    time_limit_s: float = _setting(120.0, "seconds one command may run before the reply gives up (0: no limit)", 0)
+    queue_size: int = _setting(64, "requests waiting in the app's queue", 1)
+    concurrency: int = _setting(1, "commands running at once in one app process", 1)
+    cache_size: int = _setting(4096, "cached encodings per model", 0)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            minimum = f.metadata.get("minimum")
+            value = getattr(self, f.name)
+            if minimum is not None and value < minimum:
+                raise ValueError(f"ASSISTANT_{f.name.upper()} (--{f.name.replace('_', '-')}) is {value}; "
+                                 f"it must be at least {minimum:g}.")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
@@ -44,13 +58,7 @@ class Settings:
             raw = env.get(f"ASSISTANT_{f.name.upper()}")
             if raw is None or raw == "":
                 continue
-            default = f.default
-            try:
-                values[f.name] = type(default)(raw)
-            except ValueError as exc:
-                raise ValueError(
-                    f"ASSISTANT_{f.name.upper()}={raw!r} is not a valid {type(default).__name__}."
-                ) from exc
+            values[f.name] = parse_value(f.name, raw)
         return cls(**values)
 
     @property
@@ -62,6 +70,15 @@ class Settings:
     def data_dir_paths(self) -> list[Path]:
         """The folders benchmark data may be read from."""
         return _paths(self.data_dir)
+
+
+def parse_value(name: str, raw: str) -> object:
+    """Convert ``raw`` to the type of the setting ``name``, with a sentence naming it when it is not."""
+    kind = type(next(f for f in fields(Settings) if f.name == name).default)
+    try:
+        return kind(raw)
+    except ValueError as exc:
+        raise ValueError(f"ASSISTANT_{name.upper()}={raw!r} is not a valid {kind.__name__}.") from exc
 
 
 def _paths(spec: str) -> list[Path]:
