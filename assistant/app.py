@@ -90,10 +90,10 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                                  elem_id="upload")
         outputs = [box, chatbot, session, plot, table, files, model]
         inputs = [box, chatbot, session, model, mlm]
-        send.click(respond, inputs, outputs, api_visibility="private")
-        box.submit(respond, inputs, outputs, api_visibility="private")
+        send.click(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
+        box.submit(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
-        gr.api(run, api_name="run")
+        gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     return demo
 
@@ -120,4 +120,10 @@ def _side_panel(reply: Reply) -> tuple[Any, Any, Any]:
 def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share: bool = False) -> None:
     """Serve the page until interrupted."""
     demo = build(ModelHub(settings), settings)
-    demo.launch(server_name=host, server_port=port, share=share, css=CSS, show_error=False)
+    demo.launch(server_name=host, server_port=port, share=share, **launch_options(settings))
+
+
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """What every launch of the page needs: no tracebacks to visitors, uploads capped, no analytics."""
+    return {"css": CSS, "show_error": False, "max_file_size": f"{settings.max_upload_mb}mb",
+            "enable_monitoring": False}
