@@ -17,6 +17,8 @@ from tools import info, similarity, tokens
 from tools import embed as embed_tool, neighbors, static, words  # issue 3
 from tools import attention, selfattn, syntax  # issue 4
 from tools import projection, vocab as vocab_tool  # issue 6
+from assistant import sharing  # issue 8
+from assistant.sharing import FollowUpSpec  # issue 8
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
@@ -312,6 +314,25 @@ COMMANDS: list[CommandSpec] = [
         aliases=("bench", "sts"),
     ),
     # --- sharing: history, again, export (issue 8) ---
+    FollowUpSpec(
+        "again", "the previous command re-run with changed options (`--name default` drops one) or new texts",
+        "again [new texts] [--option value ...]",
+        ("again --layer 2", "again --layer 2 --head 3", "again --pool cls", "again --layer default"),
+        sharing.again, texts=(0, None), texts_hint="optional new texts for the previous command",
+        aliases=("rerun", "redo"),
+    ),
+    CommandSpec(
+        "history", "this conversation's commands, each with its permalink (a link that re-runs it)",
+        "history", ("history",), sharing.history, texts=(0, 0), aliases=("log",),
+    ),
+    CommandSpec(
+        "export", "the whole conversation as Markdown (zip: text, pipe tables, Vega-Lite JSON, CSV) and as "
+        "one self-contained HTML file (charts as images) that opens offline",
+        "export [--format both|markdown|html]", ("export", "export --format html"), sharing.export, texts=(0, 0),
+        options=(Option("format", "choice", "which files to make", choices=("both", "markdown", "html"),
+                        default="both"),),
+        aliases=("download", "save"),
+    ),
 ]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
