@@ -146,9 +146,11 @@ def attention_grid(
     ).properties(width=cell, height=cell)
     facet = {}
     if row:
-        facet["row"] = alt.Row(f"{row}:O", header=alt.Header(labelFontSize=10))
+        facet["row"] = alt.Row(f"{row}:O", header=alt.Header(labelFontSize=10),
+                               sort=list(dict.fromkeys(frame[row].tolist())))
     if column:
-        facet["column"] = alt.Column(f"{column}:O", header=alt.Header(labelFontSize=10))
+        facet["column"] = alt.Column(f"{column}:O", header=alt.Header(labelFontSize=10),
+                                     sort=list(dict.fromkeys(frame[column].tolist())))
     return base.facet(**facet, spacing=4).properties(title=title)
 
 

@@ -270,7 +270,7 @@ def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
     best = top.iloc[0]
     closest = scores.sort_values(RHO).iloc[0]
     chart = charts.heatmap(
-        scores, "head", "layer", ARC_SHARE, title=f"{lm.name}: share of attention along dependency arcs",
+        scores, "head", "layer", ARC_SHARE, title=f"{lm.name}: share of attention along dependency arcs (rows: layer, columns: head)",
         tooltip=["layer", "head", DEP_TO_HEAD, HEAD_TO_DEP, RHO],
         x_order=list(range(1, lm.num_heads + 1)), y_order=list(range(1, lm.num_layers + 1)),
         domain=(0.0, 1.0), size=300,
