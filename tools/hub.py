@@ -230,6 +230,7 @@ def load(source: ModelSource, device: torch.device) -> LoadedModel:
     location = source.location
     if source.kind == "hub":
         location = _cached_or_reachable(source)
+    _refuse_remote_code(source, Path(location))
     try:
         config = AutoConfig.from_pretrained(location, trust_remote_code=False)
     except Exception as exc:  # network, missing repo, unreadable folder
@@ -281,7 +282,28 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
+def _refuse_remote_code(source: ModelSource, folder: Path) -> None:
+    """Refuse a folder whose config or tokenizer config asks for its own code, before transformers reads it."""
+    for name in ("config.json", "tokenizer_config.json"):
+        path = folder / name
+        try:
+            data = json.loads(path.read_text()) if path.is_file() else {}
+        except (OSError, ValueError):
+            continue  # unreadable: transformers' own error says so
+        if isinstance(data, dict) and data.get("auto_map"):
+            raise UserError(
+                f"`{source.name}` asks to run its own code (auto_map in {name}), which is never "
+                "allowed here; pick a model that works with stock transformers."
+            )
+
+
 def _load_failure(source: ModelSource, exc: Exception) -> str:
+    import pickle
+
+    chain = [exc, exc.__cause__, exc.__context__]
+    if any(isinstance(e, pickle.UnpicklingError) for e in chain) or "Weights only load failed" in str(exc):
+        return (f"`{source.name}` has a pickle checkpoint that holds more than plain tensors (it could run "
+                "code), so it was refused; use a model saved as safetensors.")
     if source.kind == "hub":
         return (
             f"Could not load `{source.name}` from the Hugging Face hub (no network here, or no "
