@@ -34,7 +34,7 @@ MAX_TSNE_POINTS = 3000
 PRE_REDUCE_POINTS = 1000
 PRE_REDUCE_DIMS = 50
 #: UMAP's basis is fitted on at most this many vocabulary rows (sampled), to stay quick.
-UMAP_FIT_ROWS = 5000
+UMAP_FIT_ROWS = 3000
 #: Background vocabulary points drawn behind ``--basis vocab`` charts.
 BACKGROUND_POINTS = 1500
 SEED = 0
@@ -168,10 +168,12 @@ def _umap(matrix: np.ndarray, dims: int) -> Fitted:
     if neighbours < 15:
         notes += (f"UMAP n_neighbors {neighbours} (the default 15 needs more than 15 points).",)
     init = "spectral" if n > dims + 10 else "random"
-    model = umap.UMAP(n_components=dims, n_neighbors=max(2, neighbours), init=init, random_state=SEED)
+    model = umap.UMAP(n_components=dims, n_neighbors=max(2, neighbours), init=init, random_state=SEED, n_jobs=1)
     coords = model.fit_transform(reduced)
     return Fitted(Method.UMAP, coords, None, notes, lambda m: model.transform(reduce(m)))
 
+
+METHOD_NAMES: dict[Method, str] = {Method.PCA: "PCA", Method.TSNE: "t-SNE", Method.UMAP: "UMAP"}
 
 FITTERS: dict[Method, Callable[[np.ndarray, int], Fitted]] = {
     Method.PCA: _pca,
@@ -189,8 +191,7 @@ def axis_titles(fitted: Fitted, dims: int) -> list[str]:
     """``PC1 (12.3%)`` for PCA, ``t-SNE 1`` / ``UMAP 1`` otherwise."""
     if fitted.explained is not None:
         return [f"PC{i + 1} ({fitted.explained[i]:.1%})" for i in range(dims)]
-    name = {Method.TSNE: "t-SNE", Method.UMAP: "UMAP"}[fitted.method]
-    return [f"{name} {i + 1}" for i in range(dims)]
+    return [f"{METHOD_NAMES[fitted.method]} {i + 1}" for i in range(dims)]
 
 
 def coordinate_columns(dims: int) -> list[str]:
@@ -356,7 +357,7 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report) -> Result
         color="text", shape="kind",
         shape_domain=["token", "special token", kind_sentence], label="token" if len(chart_frame) <= 400 else None,
         tooltip=["token", "text", "position", "kind"],
-        title=f"{method.value.upper() if method is Method.PCA else axis_titles(fitted, 1)[0][:-2]} of token vectors "
+        title=f"{METHOD_NAMES[method]} of token vectors "
               f"({_layer_note(lm, layer)}, {lm.name})",
     )
     text = (f"{len(texts)} text{'s' if len(texts) > 1 else ''}, {n_tokens} tokens from the "
@@ -515,7 +516,7 @@ def _on_vocab_basis(lm, texts, method, dims, layer, settings, report) -> Result:
         lines="pair", background=background,
         title=f"Static and contextual token vectors in the input-embedding basis ({lm.name})",
     )
-    text = (f"{method.value.upper() if method is Method.PCA else 'UMAP'} fitted on {len(basis_rows):,} rows of "
+    text = (f"{METHOD_NAMES[method]} fitted on {len(basis_rows):,} rows of "
             f"**{lm.name}**'s input-embedding matrix ({'[unused…] rows skipped' if len(basis_rows) else ''}); "
             f"each of the {len(table)} tokens is drawn twice in that basis: its static row (a circle) and its "
             f"contextual vector from the {_layer_note(lm, layer)} (a triangle), joined by a line. "
