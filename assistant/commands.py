@@ -272,7 +272,7 @@ COMMANDS: list[CommandSpec] = [
         "vocab", "the input-embedding matrix projected and coloured by word features; a TensorBoard "
         "Projector export (vectors.tsv, metadata.tsv)",
         "vocab [--n N] [--method pca|tsne|umap] [--color length|vowels|number|subword|special] [--dims 2|3]",
-        ("vocab", "vocab --n 30000 --color subword", "vocab --n 2500 --method tsne --color number",
+        ("vocab", "vocab --n 30000 --color subword", "vocab --n 1600 --method tsne --color number",
          "vocab --color vowels --dims 3"),
         lambda ctx, inv: vocab_tool.vocab(ctx.model(), inv.texts, progress=ctx.progress, **inv.options),
         texts=(0, 0),
