@@ -188,7 +188,7 @@ def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: l
 
 
 def _pairs(data: str, sample: int | None, seed: int, settings: Settings,
-           uploads: Sequence[Path], warnings: list[str]) -> tuple[stsdata.Pairs, int]:
+           uploads: Sequence[Path | str], warnings: list[str]) -> tuple[stsdata.Pairs, int]:
     pairs = stsdata.load(data, settings, uploads)
     total = len(pairs.frame)
     if sample is not None:
@@ -221,7 +221,7 @@ def benchmark(
     threshold: float = 4.0,
     settings: Settings | None = None,
     progress: Progress | None = None,
-    uploads: Sequence[Path] = (),
+    uploads: Sequence[Path | str] = (),
 ) -> Result:
     """Evaluate sentence similarity on scored pairs (STS-B or a file) for one or more models.
 
@@ -237,7 +237,7 @@ def benchmark(
         threshold: gold score from which a pair counts as a paraphrase.
         settings: data folders and limits (default: from the environment).
         progress: called with (fraction done, message) while it runs.
-        uploads: files this conversation uploaded, readable by their full path besides the data folders.
+        uploads: files this conversation uploaded (by full path or file name), allowed besides the data folders.
 
     Returns:
         Scores per model x pooling and baselines, edge cases, per-model timing, a

@@ -186,23 +186,31 @@ def _as_text(value: object) -> str:
 
 # --- finding a file safely -------------------------------------------------------------------
 
-def resolve_path(raw: str, roots: Sequence[Path], allowed_files: Sequence[Path] = ()) -> Path:
+def resolve_path(raw: str, roots: Sequence[Path], allowed_files: Sequence[Path | str] = ()) -> Path:
     """The file ``raw`` names, if it lies inside one of ``roots`` (after following links) or is an allowed file.
 
-    A relative name is looked up in each root in turn; an absolute one must already
-    lie inside a root, or be one of ``allowed_files`` (a conversation's own uploads).
-    Anything else is refused, so no one can make the server read its own files.
+    A relative name is looked up in each root in turn, then among ``allowed_files``
+    (a conversation's own uploads) by file name; an absolute path must lie inside a
+    root or be one of ``allowed_files``. Anything else is refused, so no one can
+    make the server read its own files.
     """
-    files = {Path(f).resolve() for f in allowed_files}
-    if Path(raw).is_absolute() and Path(raw).resolve() in files and Path(raw).resolve().is_file():
-        return Path(raw).resolve()
+    uploads = [Path(f).resolve() for f in allowed_files]
+    given = Path(raw).expanduser()
+    if given.is_absolute():
+        target = given.resolve()
+        if target in uploads and target.is_file():
+            return target
+        candidates = [target]
+    else:
+        candidates = [(root / given).resolve() for root in roots]
+        named = [f for f in reversed(uploads) if f.name == raw and f.is_file()]
+        if named and not any(c.is_file() and any(c.is_relative_to(r) for r in roots) for c in candidates):
+            return named[0]
     if not roots:
         raise UserError(
             f"No data folder is configured, so {code(raw, 60)} cannot be read; set ASSISTANT_DATA_DIR to the "
-            "folder that holds your files (or upload the file on the page)."
+            "folder that holds your files, or upload the file on the page."
         )
-    given = Path(raw).expanduser()
-    candidates = [given.resolve()] if given.is_absolute() else [(root / given).resolve() for root in roots]
     inside = [c for c in candidates if any(c.is_relative_to(root) for root in roots)]
     if not inside:
         raise UserError(
@@ -277,13 +285,13 @@ def _from_datasets(split: Split) -> Pairs:  # pragma: no cover - needs network
     }), f"{split.value} (Hugging Face sentence-transformers/stsb)")
 
 
-def load(data: str, settings: Settings, uploads: Sequence[Path] = ()) -> Pairs:
+def load(data: str, settings: Settings, uploads: Sequence[Path | str] = ()) -> Pairs:
     """Pairs named by ``--data``: ``stsb-dev`` / ``stsb-test`` / ``stsb-train``, or a file.
 
     Args:
         data: a split name or a path (relative to a data folder, or absolute inside one).
         settings: supplies the data folders and the size limits.
-        uploads: files this conversation uploaded; each may be named by its full path.
+        uploads: files this conversation uploaded; each may be named by its full path or its file name.
     """
     name = (data or "").strip()
     if not name:
