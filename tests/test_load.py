@@ -1,0 +1,39 @@
+"""A short load run (issue 9): bench/load.py starts a real server, drives concurrent gradio_client
+sessions through every command, and reports zero errors; the long run is `python bench/load.py`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def test_a_short_load_run_through_every_command_has_no_errors():
+    out = subprocess.run([sys.executable, "bench/load.py", "--sessions", "3", "--commands", "6", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=900,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    numbers = json.loads(out.stdout[out.stdout.index("{"):])
+    from assistant.commands import COMMANDS
+
+    assert len(numbers["mix"]) == len(COMMANDS)  # every command of the table is in the mix
+    assert numbers["warmup_errors"] == [], numbers["warmup_errors"]  # each command once, all fine
+    assert numbers["errors"] == 0, numbers["error_samples"]
+    assert numbers["ok"] + numbers["refused"] == 18
+    assert numbers["ok"] >= 12
+    assert numbers["rss_before_mb"] > 100 and numbers["rss_after_mb"] > 100  # the server's memory was read
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_thousand_commands_keep_memory_flat():
+    out = subprocess.run([sys.executable, "bench/load.py", "--sessions", "16", "--commands", "64", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=7200,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    numbers = json.loads(out.stdout[out.stdout.index("{"):])
+    assert numbers["errors"] == 0, numbers["error_samples"]
+    assert numbers["rss_growth_pct"] < 10, numbers
