@@ -40,6 +40,9 @@ class Settings:
     queue_size: int = _setting(64, "requests waiting in the app's queue", 1)
     concurrency: int = _setting(1, "commands running at once in one app process", 1)
     cache_size: int = _setting(4096, "cached encodings per model", 0)
+    cache_mb: int = _setting(256, "memory cap of each model's encoding cache, in MiB (0 turns it off)", 0)
+    fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
+                                 "(CPU only; scores move slightly)")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -76,10 +79,20 @@ def parse_value(name: str, raw: str) -> object:
     """Convert ``raw`` to the type of the setting ``name``, with a sentence naming it when it is not."""
     kind = type(next(f for f in fields(Settings) if f.name == name).default)
     try:
-        return kind(raw)
+        return _flag(raw) if kind is bool else kind(raw)
     except ValueError as exc:
         raise ValueError(f"ASSISTANT_{name.upper()}={raw!r} is not a valid {kind.__name__}.") from exc
 
 
 def _paths(spec: str) -> list[Path]:
     return [Path(p).expanduser().resolve() for p in spec.split(os.pathsep) if p.strip()]
+
+
+def _flag(raw: str) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off``; ``bool("0")`` would be True."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)

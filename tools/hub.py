@@ -7,6 +7,7 @@ per conversation.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -60,6 +61,8 @@ class LoadedModel:
     encoder: torch.nn.Module
     device: torch.device
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    cache_bytes: int = 256 * 2**20  # the encoding cache's caps (tools.vectors), set by the hub
+    cache_entries: int = 4096
     _extras: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -325,9 +328,11 @@ class ModelHub:
 
     def get(self, name: str | None = None, device: str | None = None) -> LoadedModel:
         """The loaded model for ``name`` (default: the configured model) on ``device``."""
-        source = resolve(name or self.settings.model, self.settings)
+        base, fast = split_fast(name or self.settings.model)
+        source = resolve(base, self.settings)
         dev = pick_device(device if device is not None else self.settings.device)
-        key = (source.location, str(dev))
+        fast = fast or (self.settings.fast and dev.type == "cpu")  # ASSISTANT_FAST: CPU models only
+        key = (source.location, str(dev) + (FAST_SUFFIX if fast else ""))
         with self._guard:
             if key in self._models:
                 return self._models[key]
@@ -335,6 +340,10 @@ class ModelHub:
         with lock:  # other models keep loading in parallel; this one loads once
             if key not in self._models:
                 loaded = load(source, dev)
+                if fast:
+                    loaded = quantize(loaded)
+                loaded.cache_bytes = self.settings.cache_mb * 2**20
+                loaded.cache_entries = self.settings.cache_size
                 with self._guard:
                     self._models[key] = loaded
             return self._models[key]
@@ -343,6 +352,38 @@ class ModelHub:
         """The models loaded so far."""
         with self._guard:
             return list(self._models.values())
+
+
+#: A model name ending in this loads the int8 fast path (also ASSISTANT_FAST=1 / --fast).
+FAST_SUFFIX = ":int8"
+
+
+def split_fast(name: str) -> tuple[str, bool]:
+    """``"minilm:int8"`` -> ``("minilm", True)``; any other name -> ``(name, False)``."""
+    raw = (name or "").strip()
+    if raw.lower().endswith(FAST_SUFFIX):
+        return raw[: -len(FAST_SUFFIX)], True
+    return raw, False
+
+
+def quantize(lm: LoadedModel) -> LoadedModel:
+    """The fast path: the encoder's Linear layers as int8 with dynamic quantisation (CPU only).
+
+    The model's name gains ``:int8``, so every reply names it. Scores move a little
+    (bench/throughput.py measures STS-B Spearman against full precision).
+    """
+    if lm.device.type != "cpu":
+        raise UserError(f"The int8 fast path runs on the CPU only; drop `{FAST_SUFFIX}` (or ASSISTANT_FAST) "
+                        f"to use {lm.device.type}.")
+    import warnings
+
+    from torch.ao.quantization import quantize_dynamic
+
+    with warnings.catch_warnings():  # torch flags its quantized tensors as deprecated; they still work
+        warnings.simplefilter("ignore", UserWarning)
+        encoder = quantize_dynamic(lm.encoder, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+    source = dataclasses.replace(lm.source, name=lm.source.name + FAST_SUFFIX)
+    return LoadedModel(source=source, tokenizer=lm.tokenizer, encoder=encoder.eval(), device=lm.device)
 
 
 @lru_cache(maxsize=1)

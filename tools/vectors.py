@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 import torch
 
+from tools.cache import ByteLRU, CacheStats
 from tools.errors import UserError
 from tools.gpu import gpu
 from tools.hub import LoadedModel
 
-#: Batches are cut so that no batch holds more than this many (padded) tokens.
+#: Batches are cut so that no batch holds more than this many (padded) tokens...
 MAX_BATCH_TOKENS = 8192
-MAX_BATCH_SIZE = 64
-#: Below this many tokens in a forward pass one torch thread is faster than two
-#: on a 2-core machine (thread start-up dominates); above it, all cores help.
-SINGLE_THREAD_TOKENS = 256
+#: ...nor more inputs than this (measured: bench/threads.py, batch sizes 8 to 128 were within noise)...
+MAX_BATCH_SIZE = 32
+#: ...nor, with attentions, more than this many attention weights (B x L x H x T x T floats, 256 MiB).
+MAX_BATCH_ATTENTION = 2**26
+#: Up to this many (padded) tokens in a forward pass one torch thread is faster than
+#: every core on a 2-core machine (thread hand-off dominates); measured with
+#: bench/threads.py. On a busy machine one thread wins at every size (see busy()).
+SINGLE_THREAD_TOKENS = 512
+#: Default size cap of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB).
+DEFAULT_CACHE_BYTES = 256 * 2**20
+#: Python's share of a cached token besides its vectors (token string, offset tuple, ids).
+_TOKEN_OVERHEAD_BYTES = 160
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,22 @@ class Encoded:
         """Hidden state ``index`` (default: the last layer), shape (T, hidden)."""
         return self.hidden_states[-1 if index is None else index]
 
+    @property
+    def nbytes(self) -> int:
+        """Its memory, about: (L+1) x T x D floats, attentions L x H x T x T, and per-token objects."""
+        size = self.hidden_states.numel() * self.hidden_states.element_size()
+        if self.attentions is not None:
+            size += self.attentions.numel() * self.attentions.element_size()
+        return size + len(self.tokens) * _TOKEN_OVERHEAD_BYTES + len(self.text) + len(self.pair or "")
+
+    def copy(self, attentions: bool = True) -> "Encoded":
+        """A copy whose tensors and lists the caller may change without touching the cache."""
+        return dataclasses.replace(
+            self, input_ids=self.input_ids.copy(), tokens=list(self.tokens), offsets=list(self.offsets),
+            sequence_ids=list(self.sequence_ids), hidden_states=self.hidden_states.clone(),
+            attentions=self.attentions.clone() if attentions and self.attentions is not None else None,
+        )
+
 
 def check_layer(lm: LoadedModel, layer: int | None) -> int:
     """Validate a hidden-state index (0 = embeddings, L = last layer)."""
@@ -73,83 +99,187 @@ def encode(
 ) -> list[Encoded]:
     """Run the encoder once per distinct input and return each input's states.
 
-    Inputs are deduplicated, sorted by length and batched, so a command's texts
-    share forward passes; results come back in the order given. Texts longer
-    than the model's limit are truncated and ``dropped`` says by how much.
+    Inputs are deduplicated and looked up in the model's encoding cache; the rest
+    are tokenized together, sorted by length and batched, so a command's texts
+    share forward passes; results come back in the order given, each a copy the
+    caller may change. Texts longer than the model's limit are truncated and
+    ``dropped`` says by how much.
     """
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError("pairs must be as long as texts")
     limit = min(max_length or lm.max_tokens, lm.max_tokens)
     inputs = list(zip(texts, pairs if pairs is not None else [None] * len(texts)))
     unique = list(dict.fromkeys(inputs))
+    cache = encoding_cache(lm)
+    found: dict[tuple[str, str | None], Encoded] = {}
+    for key in unique:
+        hit = cache.get((*key, limit, attentions))
+        if hit is not None:
+            found[key] = hit
+    missing = [key for key in unique if key not in found]
+    if missing:
+        features = _tokenize(lm, missing, limit)
+        order = sorted(range(len(missing)), key=lambda i: len(features[i].ids))
+        per_item = lm.num_layers * lm.num_heads if attentions else 0
+        for batch in _batches(order, [len(f.ids) for f in features], per_item):
+            for i, enc in _forward(lm, [features[i] for i in batch], attentions).items():
+                key = missing[batch[i]]
+                found[key] = enc
+                cache.put((*key, limit, attentions), enc, enc.nbytes)
+    return [found[x].copy(attentions) for x in inputs]
+
+
+@dataclass(frozen=True)
+class _Features:
+    """One input's tokenization, before padding."""
+
+    text: str
+    pair: str | None
+    ids: list[int]
+    type_ids: list[int]
+    offsets: list[tuple[int, int]]
+    sequence_ids: list[int | None]
+    dropped: int
+
+
+def _tokenize(lm: LoadedModel, inputs: list[tuple[str, str | None]], limit: int) -> list[_Features]:
+    """Tokenize every input in one call; only inputs over ``limit`` are tokenized again, truncated."""
     tok = lm.tokenizer
-    features = [
-        tok(t, p, truncation=True, max_length=limit, return_offsets_mapping=True,
-            return_overflowing_tokens=False, return_length=True)
-        for t, p in unique
-    ]
-    full_lengths = [len(tok(t, p, truncation=False)["input_ids"]) for t, p in unique]
-    order = sorted(range(len(unique)), key=lambda i: len(features[i]["input_ids"]))
-    done: dict[int, Encoded] = {}
-    for batch in _batches(order, [len(f["input_ids"]) for f in features]):
-        done.update(_forward(lm, unique, features, full_lengths, batch, attentions))
-    by_input = {unique[i]: done[i] for i in range(len(unique))}
-    return [by_input[x] for x in inputs]
+    texts = [t for t, _ in inputs]
+    pairs = [p for _, p in inputs]
+    has_pairs = any(p is not None for p in pairs)
+    if has_pairs and not all(p is not None for p in pairs):  # mixed: one call per kind keeps it simple
+        return [_tokenize(lm, [x], limit)[0] for x in inputs]
+    full = tok(texts, pairs if has_pairs else None, truncation=False, return_offsets_mapping=True,
+               return_token_type_ids=True, verbose=False)
+    out: list[_Features] = []
+    for i, (text, pair) in enumerate(inputs):
+        enc, n_full = full.encodings[i], len(full["input_ids"][i])
+        dropped = 0
+        if n_full > limit:
+            cut = tok(text, pair, truncation=True, max_length=limit, return_offsets_mapping=True,
+                      return_token_type_ids=True)
+            enc, dropped = cut.encodings[0], n_full - len(cut["input_ids"])
+        out.append(_Features(text, pair, list(enc.ids), list(enc.type_ids), [tuple(o) for o in enc.offsets],
+                             list(enc.sequence_ids), dropped))
+    return out
 
 
-def _batches(order: list[int], lengths: list[int]) -> list[list[int]]:
+def _batches(order: list[int], lengths: list[int], attention_per_item: int = 0) -> list[list[int]]:
+    """Cut the length-sorted ``order`` into batches under the token, size and attention caps."""
     batches: list[list[int]] = []
     current: list[int] = []
+    width = 0
     for i in order:
-        width = max([lengths[j] for j in current] + [lengths[i]])
-        if current and (width * (len(current) + 1) > MAX_BATCH_TOKENS or len(current) >= MAX_BATCH_SIZE):
+        wider = max(width, lengths[i])
+        n = len(current) + 1
+        too_big = (wider * n > MAX_BATCH_TOKENS or n > MAX_BATCH_SIZE
+                   or attention_per_item * wider * wider * n > MAX_BATCH_ATTENTION)
+        if current and too_big:
             batches.append(current)
-            current = []
+            current, wider = [], lengths[i]
         current.append(i)
+        width = wider
     if current:
         batches.append(current)
     return batches
 
 
-@gpu  # ZeroGPU on a Space (issue 8); a no-op elsewhere
-def _forward(lm, unique, features, full_lengths, batch, attentions) -> dict[int, Encoded]:
+def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[int, Encoded]:
+    """One forward pass over a batch; returns each row's states without padding, on CPU.
+
+    Hidden states alone run through PyTorch's fused attention (``sdpa``), which
+    gives the same numbers faster; attentions need the eager implementation.
+    """
     tok = lm.tokenizer
-    padded = tok.pad(
-        [{k: features[i][k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features[i]}
-         for i in batch],
-        return_tensors="pt",
-    )
+    padded = tok.pad([{"input_ids": f.ids, "token_type_ids": f.type_ids} for f in batch], return_tensors="pt",
+                     return_attention_mask=True)
+    if "token_type_ids" not in tok.model_input_names:
+        padded.pop("token_type_ids", None)
     padded = {k: v.to(lm.device) for k, v in padded.items()}
     n_tokens = int(padded["input_ids"].numel())
-    with lm.lock, threads_for(n_tokens), torch.inference_mode():
+    with lm.lock, threads_for(n_tokens), torch.inference_mode(), _attention_kind(lm, attentions):
         out = lm.encoder(**padded, output_hidden_states=True, output_attentions=attentions)
-    hidden = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, D)
-    attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
+        hidden = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, D)
+        attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
     result: dict[int, Encoded] = {}
-    for row, i in enumerate(batch):
-        f = features[i]
-        n = len(f["input_ids"])
-        text, pair = unique[i]
-        seq_ids = f.sequence_ids() if hasattr(f, "sequence_ids") else [None] * n
-        result[i] = Encoded(
-            text=text,
-            pair=pair,
-            input_ids=np.asarray(f["input_ids"]),
-            tokens=tok.convert_ids_to_tokens(f["input_ids"]),
-            offsets=[tuple(o) for o in f["offset_mapping"]],
-            sequence_ids=list(seq_ids),
+    for row, f in enumerate(batch):
+        n = len(f.ids)
+        result[row] = Encoded(
+            text=f.text,
+            pair=f.pair,
+            input_ids=np.asarray(f.ids),
+            tokens=tok.convert_ids_to_tokens(f.ids),
+            offsets=f.offsets,
+            sequence_ids=f.sequence_ids,
             hidden_states=hidden[row, :, :n, :].clone(),
             attentions=attn[row, :, :, :n, :n].clone() if attn is not None else None,
-            dropped=max(0, full_lengths[i] - n),
+            dropped=f.dropped,
         )
     return result
 
 
+class _attention_kind:
+    """Use ``sdpa`` for a forward pass that needs no attention weights, when the model supports it."""
+
+    def __init__(self, lm: LoadedModel, attentions: bool) -> None:
+        self.encoder = lm.encoder
+        self.wanted = "eager" if attentions else "sdpa"
+
+    def __enter__(self) -> None:
+        self.before = getattr(self.encoder.config, "_attn_implementation", None)
+        self.switched = False
+        if self.before is not None and self.before != self.wanted and _can_switch(self.encoder):
+            try:
+                self.encoder.set_attn_implementation(self.wanted)
+                self.switched = True
+            except (ValueError, ImportError):  # a model without sdpa keeps eager
+                pass
+
+    def __exit__(self, *exc: object) -> None:
+        if self.switched:
+            self.encoder.set_attn_implementation(self.before)
+
+
+def _can_switch(encoder: torch.nn.Module) -> bool:
+    check = getattr(encoder, "_can_set_attn_implementation", None)
+    return bool(check and check() and getattr(encoder, "_supports_sdpa", False))
+
+
+# --- the encoding cache ---------------------------------------------------------------
+
+def encoding_cache(lm: LoadedModel) -> ByteLRU:
+    """This model's cache of encodings, keyed by (text, pair, max length, attentions).
+
+    Passes with attentions run the eager implementation and those without run
+    ``sdpa``; their hidden states differ in the last float bits, so each kind is
+    cached on its own and a cached answer is always bit-identical to a fresh one.
+
+    Capped in bytes (``lm.cache_bytes``, from ASSISTANT_CACHE_MB) and entries
+    (``lm.cache_entries``, from ASSISTANT_CACHE_SIZE); shared by every conversation,
+    like the model itself.
+    """
+    return lm.extra("encoding_cache", lambda m: ByteLRU(getattr(m, "cache_bytes", DEFAULT_CACHE_BYTES),
+                                                         getattr(m, "cache_entries", 4096)))
+
+
+def cache_stats(lm: LoadedModel) -> CacheStats:
+    """Hits, misses, hit ratio and size of this model's encoding cache."""
+    return encoding_cache(lm).stats()
+
+
+def clear_cache(lm: LoadedModel) -> None:
+    """Forget this model's cached encodings and reset its counters."""
+    encoding_cache(lm).clear()
+
+
+# --- threads ---------------------------------------------------------------------------
+
 class threads_for:
-    """Use one torch thread for small forward passes and every core for large ones."""
+    """Use one torch thread for small forward passes (or a busy machine) and every core for large ones."""
 
     def __init__(self, n_tokens: int) -> None:
-        self.wanted = 1 if n_tokens <= SINGLE_THREAD_TOKENS else max_threads()
+        self.wanted = choose_threads(n_tokens)
 
     def __enter__(self) -> None:
         self.before = torch.get_num_threads()
@@ -159,6 +289,30 @@ class threads_for:
     def __exit__(self, *exc: object) -> None:
         if torch.get_num_threads() != self.before:
             torch.set_num_threads(self.before)
+
+
+def choose_threads(n_tokens: int) -> int:
+    """Threads for a forward pass over ``n_tokens`` padded tokens.
+
+    One thread up to SINGLE_THREAD_TOKENS, and whenever other processes already
+    keep the cores busy (two threads then wait on each other: 3-5x slower here,
+    bench/threads.py); every core for larger passes on an idle machine.
+    """
+    cores = max_threads()
+    if cores == 1 or n_tokens <= SINGLE_THREAD_TOKENS or busy(cores):
+        return 1
+    return cores
+
+
+def busy(cores: int | None = None) -> bool:
+    """Whether the last minute's load average says other work holds the cores."""
+    import os
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return load > (cores or max_threads()) + 0.5
 
 
 def max_threads() -> int:
