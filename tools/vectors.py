@@ -185,6 +185,7 @@ def _batches(order: list[int], lengths: list[int], attention_per_item: int = 0) 
     return batches
 
 
+@gpu  # ZeroGPU on a Space (issue 8); a no-op elsewhere
 def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[int, Encoded]:
     """One forward pass over a batch; returns each row's states without padding, on CPU.
 
