@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
         p.add_argument("--port", type=int, default=7860)
         p.add_argument("--share", action="store_true", help="ask Gradio for a public link")
+        p.add_argument("--mcp", action="store_true", help="also serve the `run` API as an MCP tool "
+                       "(at /gradio_api/mcp/; needs gradio[mcp])")
     for p in (serve, run):
         p.add_argument("--model", dest="sub_model", help=argparse.SUPPRESS)
         p.add_argument("--device", dest="sub_device", help=argparse.SUPPRESS)
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from assistant.app import launch
 
-    launch(settings, host=args.host, port=args.port, share=args.share)
+    launch(settings, host=args.host, port=args.port, share=args.share, mcp=args.mcp or None)
     return 0
 
 
@@ -89,10 +91,11 @@ def _limit_flags(parser: argparse.ArgumentParser, *subparsers: argparse.Argument
                 raise argparse.ArgumentTypeError(str(exc)) from None
 
         helptext = f"{f.metadata.get('help', '')} (ASSISTANT_{f.name.upper()}, default {f.default!r})"
-        parser.add_argument(flag, dest=f"setting_{f.name}", type=convert, default=None, help=helptext)
+        bare = {"nargs": "?", "const": True} if isinstance(f.default, bool) else {}  # `--fast` alone = on
+        parser.add_argument(flag, dest=f"setting_{f.name}", type=convert, default=None, help=helptext, **bare)
         for sub in subparsers:
             sub.add_argument(flag, dest=f"setting_{f.name}", type=convert, default=argparse.SUPPRESS,
-                             help=helptext)
+                             help=helptext, **bare)
 
 
 if __name__ == "__main__":

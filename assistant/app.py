@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not phone home
 
@@ -15,6 +18,8 @@ from assistant.commands import COMMANDS  # noqa: E402
 from assistant.dispatch import Reply, execute  # noqa: E402
 from assistant.render import chat_content, write_downloads  # noqa: E402
 from assistant.spec import Session  # noqa: E402
+from assistant.export import export_artifacts  # noqa: E402  (issue 8)
+from assistant.sharing import COPY_SCRIPT, link_html, page_address, permalink  # noqa: E402  (issue 8)
 from tools.config import Settings  # noqa: E402
 from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
 from tools.text import md  # noqa: E402
@@ -24,7 +29,11 @@ CSS = """
 .reply-table { border-collapse: collapse; font-size: 0.85em; }
 .reply-table th, .reply-table td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: left; }
 .reply-note, .reply-caption { font-size: 0.85em; margin: 4px 0; }
+.answer-link { font-size: 0.85em; margin: 2px 0; }
+.answer-link button.copy-link { margin-left: 6px; padding: 0 8px; border: 1px solid #bbb; border-radius: 4px; }
 """
+
+log = logging.getLogger("assistant")
 
 INTRO = (
     "Ask the model about text: `compare A | B` for sentence similarity, `tokenize text` for word pieces, "
@@ -39,17 +48,35 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
     def respond(line: str, history: list, session: Session, model_name: str, mlm_name: str,
-                progress: gr.Progress = gr.Progress()):
-        if model_name and model_name != (session.model or settings.model):
+                request: gr.Request, progress: gr.Progress = gr.Progress()):
+        if model_name and model_name != session.model:  # named, so permalinks and history carry the model
             session.model = model_name
         session.mlm_model = mlm_name or ""
+        if request is not None:
+            session.base_url = page_address(dict(request.headers)) or session.base_url
         reply = execute(line or "", session, hub, settings,
                         progress=lambda fraction, message: progress(fraction, desc=message))
+        content = chat_content(reply)
+        if reply.ok and session.turns:  # every answer carries its permalink (issue 8)
+            turn = session.turns[-1]
+            content.append(gr.HTML(link_html(permalink(session.base_url, turn.line, turn.model)),
+                                   container=False, padding=False))
         history = list(history or [])
         history.append(gr.ChatMessage(role="user", content=md(line or "") or "(empty)"))
-        history.append(gr.ChatMessage(role="assistant", content=chat_content(reply)))
+        history.append(gr.ChatMessage(role="assistant", content=content))
         return ("" if reply.ok else line, history, session, *_side_panel(reply),
                 gr.update(value=session.model or settings.model))
+
+    def on_load(history: list, session: Session, model_name: str, mlm_name: str, request: gr.Request,
+                progress: gr.Progress = gr.Progress()):
+        """A permalink (``?q=<command>&model=<name>``) runs its command as the page opens (issue 8)."""
+        params = dict(request.query_params) if request is not None else {}
+        line, wanted = str(params.get("q") or "").strip(), str(params.get("model") or "").strip()
+        if request is not None:
+            session.base_url = page_address(dict(request.headers))
+        if not line:
+            return (gr.update(), history, session, gr.update(), gr.update(), gr.update(), gr.update())
+        return respond(line, history, session, wanted or model_name, mlm_name, request, progress)
 
     def run(command: str, model: str = "") -> dict[str, Any]:
         """Run one assistant command line and return its JSON (ok, text, tables, charts, error).
@@ -60,8 +87,11 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         """
         return execute(command, Session(model=model or ""), hub, settings).to_json()
 
+    run.__doc__ = RUN_DOC.format(verbs=", ".join(spec.name for spec in COMMANDS))
+
     with gr.Blocks(title="Embedding assistant") as demo:
-        session = gr.State(lambda: Session())
+        session = gr.State(Session())  # deep-copied per visitor; a callable would add a public load API (MCP tool)
+        gr.HTML("", js_on_load=COPY_SCRIPT, container=False, padding=False, elem_id="copy-links")  # issue 8
         gr.Markdown("## Embedding assistant\n" + INTRO)
         with gr.Row():
             with gr.Column(scale=3):
@@ -88,14 +118,55 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                 upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
                                  file_types=[".tsv", ".csv", ".jsonl", ".txt"], file_count="single",
                                  elem_id="upload")
+                with gr.Row():  # issue 8: the whole conversation, for keeping or sending
+                    export_md = gr.Button("Export conversation: Markdown (.zip)", size="sm",
+                                          elem_id="export-markdown")
+                    export_html = gr.Button("Export conversation: HTML (opens offline)", size="sm",
+                                            elem_id="export-html")
+                exported = gr.File(label="Conversation export", interactive=False, elem_id="export-files")
         outputs = [box, chatbot, session, plot, table, files, model]
         inputs = [box, chatbot, session, model, mlm]
         send.click(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
         box.submit(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
+        demo.load(on_load, [chatbot, session, model, mlm], outputs, api_visibility="private",
+                  concurrency_id="commands")  # permalinks (issue 8)
+        export_md.click(_export_markdown, [session], [exported], api_visibility="private")
+        export_html.click(_export_html, [session], [exported], api_visibility="private")
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     return demo
+
+
+RUN_DOC = """Run one embedding-assistant command line on a BERT-family model and return its reply as JSON.
+
+The reply: ok (bool), command, model, elapsed_ms, text (markdown summary), warnings, settings,
+tables (name, columns, rows), charts (name, vega_lite spec) and error (one sentence when ok is false).
+
+Args:
+    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare".
+    model: the model to run it on: an alias such as "minilm", a Hugging Face id, or "" for the server's default.
+"""
+
+
+def _export_markdown(session: Session) -> str | None:
+    return _export(session, "markdown")
+
+
+def _export_html(session: Session) -> str | None:
+    return _export(session, "html")
+
+
+def _export(session: Session, fmt: str) -> str | None:
+    """Write the conversation export into a fresh temporary folder, under a name chosen here."""
+    turns = [t for t in session.turns if t.result.command != "export"]
+    if not turns:
+        gr.Warning("Nothing to export yet: run a command first.")
+        return None
+    artifact = export_artifacts(turns, [fmt], session.base_url)[0]
+    path = Path(tempfile.mkdtemp(prefix="assistant-export-")) / artifact.filename
+    path.write_bytes(artifact.data)
+    return str(path)
 
 
 def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
@@ -117,10 +188,23 @@ def _side_panel(reply: Reply) -> tuple[Any, Any, Any]:
     return chart, frame, write_downloads(r)
 
 
-def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share: bool = False) -> None:
-    """Serve the page until interrupted."""
+def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None = 7860, share: bool = False,
+           mcp: bool | None = None) -> None:
+    """Serve the page until interrupted.
+
+    ``host``/``port`` None: Gradio's GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (a Space sets them).
+    ``share``: ask Gradio for a public link; with none to be had (no network) say so and keep serving.
+    ``mcp``: also serve the ``run`` API as an MCP tool (None: the GRADIO_MCP_SERVER variable decides).
+    """
     demo = build(ModelHub(settings), settings)
-    demo.launch(server_name=host, server_port=port, share=share, **launch_options(settings))
+    demo.launch(server_name=host, server_port=port, share=share, mcp_server=mcp, prevent_thread_lock=True,
+                **launch_options(settings))
+    if share and not demo.share_url:
+        log.warning("No public link could be made (Gradio's share service is unreachable from here); "
+                    "the assistant keeps serving at %s", demo.local_url)
+    if demo.mcp_server:
+        log.info("MCP server: %sgradio_api/mcp/ (schema at %sgradio_api/mcp/schema)", demo.local_url, demo.local_url)
+    demo.block_thread()
 
 
 def launch_options(settings: Settings) -> dict[str, Any]:

@@ -198,7 +198,8 @@ def _meta_markdown(turn: Turn, base: str) -> str:
     if choices:
         parts.append(md(choices))
     parts.append(f"{r.elapsed_ms:,.0f} ms")
-    parts.append(f"[link to this answer]({permalink(base, turn.line, turn.model)})")
+    if base:  # a relative link means nothing in a file opened from disk
+        parts.append(f"[link to this answer]({permalink(base, turn.line, turn.model)})")
     return " · ".join(parts)
 
 

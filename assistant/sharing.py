@@ -64,7 +64,7 @@ def page_address(headers: Mapping[str, str]) -> str:
 def link_html(url: str) -> str:
     """The "link to this answer" line of a reply: the link and a copy button (the page's script copies)."""
     safe = html.escape(url, quote=True)
-    return (f"<div class='answer-link'>🔗 <a href='{safe}' target='_blank' rel='noopener'>link to this answer</a> "
+    return (f"<div class='answer-link'><a href='{safe}' target='_blank' rel='noopener'>link to this answer</a> "
             f"<button type='button' class='copy-link' data-link='{safe}' title='copy the link'>Copy link</button>"
             "</div>")
 

@@ -1,0 +1,30 @@
+"""The Hugging Face Space's entry point: the embedding assistant's page.
+
+Assembled next to ``tools/`` and ``assistant/`` by ``python spaces/build.py OUT_DIR``.
+Gradio reads the address from GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (a Space sets
+them; elsewhere 127.0.0.1:7860) and the MCP switch from GRADIO_MCP_SERVER.
+"""
+
+from __future__ import annotations
+
+try:  # ZeroGPU: the `spaces` package must be imported before torch touches CUDA
+    import spaces  # noqa: F401
+except ImportError:  # not on a Space: tools.gpu leaves forward passes as they are
+    pass
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from assistant.app import launch  # noqa: E402
+from tools.config import Settings  # noqa: E402
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    launch(Settings.from_env(), host=None, port=None)

@@ -1,0 +1,367 @@
+"""Sharing (issue 8): follow-ups (`again`, `history`), permalinks, conversation export, the Space bundle,
+ZeroGPU wrapping, `--share` without a network, and the MCP server."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import threading
+import urllib.request
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+
+from assistant.export import html_page, markdown_zip, pipe_table
+from assistant.sharing import page_address, permalink
+from assistant.spec import Session
+from tests.conftest import ROOT, free_port
+
+CAT = "attend The cat sat on the mat --layer 1 --head 3"
+COMPARE = "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."
+
+
+# --- again -------------------------------------------------------------------------------
+
+def test_again_reruns_attend_at_layer_2_with_the_other_options_kept(run):
+    session = Session()
+    first = run(CAT, session)
+    assert first.ok, first.error
+    reply = run("again --layer 2", session)
+    assert reply.ok, reply.error
+    assert reply.result.command == "attend"
+    assert reply.result.settings["layer"] == 2 and reply.result.settings["head"] == 3
+    assert reply.result.text.startswith("Re-ran `attend The cat sat on the mat --layer 2 --head 3`.")
+    direct = run("attend The cat sat on the mat --layer 2 --head 3")
+    assert reply.result.table("weights").equals(direct.result.table("weights"))
+    assert not reply.result.table("weights").equals(first.result.table("weights"))
+    # history keeps the command that really ran, so `again` chains and permalinks reproduce it
+    assert session.history[-1] == "attend The cat sat on the mat --layer 2 --head 3"
+    chained = run("again --head default", session)
+    assert chained.ok and chained.result.settings["layer"] == 2 and chained.result.settings["view"] != "head"
+    assert session.history[-1] == "attend The cat sat on the mat --layer 2"
+
+
+def test_again_refuses_with_the_previous_commands_own_sentences(run):
+    session = Session()
+    assert "no earlier command to run again" in run("again --layer 2", session).error
+    run(CAT, session)
+    wrong = run("again --pool cls", session)
+    assert not wrong.ok and "`attend` has no option `--pool`" in wrong.error
+    assert "out of range" in run("again --layer 99", session).error
+    assert "--layer needs a value" in run("again --layer", session).error
+    assert session.history == [CAT]  # refused follow-ups change nothing
+
+
+def test_again_with_new_texts_flags_and_quoted_texts(run):
+    session = Session()
+    assert run('compare "x | y" | z --pool cls', session).ok
+    reply = run("again --layer 3", session)
+    assert reply.ok, reply.error
+    assert session.history[-1] == 'compare "x | y" | z --pool cls --layer 3'
+    assert reply.result.settings["layer"] == 3
+    assert run("again A cat sat. | A kitten sat.", session).ok
+    assert session.history[-1] == "compare A cat sat. | A kitten sat. --pool cls --layer 3"
+    assert run("tokenize Hello there --truncation --max-length 4", session).ok
+    assert run("again --truncation off", session).ok
+    assert session.history[-1] == "tokenize Hello there --max-length 4"
+
+
+# --- history and permalinks ---------------------------------------------------------------
+
+def test_history_lists_the_commands_with_permalinks_that_reproduce_them(run):
+    session = Session(base_url="https://example.hf.space/")
+    run(CAT, session)
+    run("again --layer 2", session)
+    run("compare a cat | a dog", session)
+    reply = run("history", session)
+    assert reply.ok
+    table = reply.result.table("history")
+    assert list(table["command"]) == [CAT, "attend The cat sat on the mat --layer 2 --head 3", "compare a cat | a dog"]
+    for line, link in zip(table["command"], table["permalink"]):
+        parts = urlsplit(link)
+        assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "https://example.hf.space/"
+        assert parse_qs(parts.query)["q"] == [line]
+    assert "[compare a cat \\| a dog](https://example.hf.space/?q=compare%20a%20cat%20%7C%20a%20dog)" \
+        in reply.result.text
+    assert "has no answered commands yet" in run("history").error
+
+
+def test_permalink_and_page_address():
+    link = permalink("http://127.0.0.1:7860/", "compare a & b | c?", "bert-small")
+    query = parse_qs(urlsplit(link).query)
+    assert query == {"q": ["compare a & b | c?"], "model": ["bert-small"]}
+    assert permalink("", "help") == "?q=help"
+    page = {"host": "127.0.0.1:7860", "origin": "http://127.0.0.1:7860",
+            "referer": "http://127.0.0.1:7860/?q=help&model=minilm"}
+    assert page_address(page) == "http://127.0.0.1:7860/"
+    proxied = {"host": "10.0.0.5:7860", "x-forwarded-host": "me-app.hf.space", "x-forwarded-proto": "https"}
+    assert page_address(proxied) == "https://me-app.hf.space/"
+    foreign = {"host": "127.0.0.1:7860", "origin": "http://127.0.0.1:7860", "referer": "https://evil.example/x"}
+    assert page_address(foreign) == "http://127.0.0.1:7860/"  # a referer from elsewhere is never used
+    assert page_address({}) == ""
+
+
+# --- export --------------------------------------------------------------------------------
+
+def _conversation(run) -> Session:
+    session = Session(base_url="http://127.0.0.1:7860/")
+    for line in (COMPARE, "tokenize <b>bold</b> | pipe", "export"):
+        reply = run(line, session)
+        assert reply.ok, reply.error
+    return session
+
+
+def test_export_command_gives_a_zip_and_an_html_file(run):
+    session = _conversation(run)
+    reply = run("export", session)
+    assert reply.ok
+    names = {a.filename: a for a in reply.result.artifacts}
+    assert set(names) == {"conversation-markdown.zip", "conversation.html"}
+    archive = zipfile.ZipFile(io.BytesIO(names["conversation-markdown.zip"].data))
+    text = archive.read("conversation.md").decode()
+    assert text.count("\n## ") == 2  # compare and tokenize; earlier exports are not exported again
+    assert "| text | 1: A man plays guitar. |" in text  # a pipe table
+    charts = [n for n in archive.namelist() if n.startswith("charts/") and n.endswith(".vl.json")]
+    assert charts and json.loads(archive.read(charts[0]))["$schema"].startswith("https://vega.github.io/schema/")
+    assert any(n.startswith("tables/") and n.endswith(".csv") for n in archive.namelist())
+    assert "export --format" in run("help export").result.text
+    assert "nothing to export yet" in run("export").error
+
+
+def test_markdown_and_html_escape_user_text(run):
+    session = _conversation(run)
+    turns = [t for t in session.turns if t.result.command != "export"]
+    page = html_page(turns, session.base_url)
+    assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+    assert "<script" not in page.lower() and " src='http" not in page and ' src="http' not in page
+    assert page.count("src='data:image/png;base64,") == sum(len(t.result.charts) for t in turns)
+    import pandas as pd
+    table = pipe_table(pd.DataFrame({"token": ["a|b", "<i>x</i>", "**y**"], "score": [0.5, 1e-9, None]}))
+    rows = table.splitlines()
+    assert all(row.count(" | ") == 1 for row in rows[2:])  # a `|` inside a cell does not split it
+    assert "<i>" not in table and "\\*\\*y\\*\\*" in table and "1e-09" in table
+    data = markdown_zip(turns)
+    assert zipfile.ZipFile(io.BytesIO(data)).testzip() is None
+
+
+# --- ZeroGPU -------------------------------------------------------------------------------
+
+FAKE_SPACES = """
+calls = []
+
+def GPU(fn):
+    def on_gpu(*args, **kwargs):
+        calls.append(fn.__name__)
+        return fn(*args, **kwargs)
+    return on_gpu
+"""
+
+PROBE = """
+import spaces
+from tools import vectors
+from tools.hub import ModelHub
+from tools.config import Settings
+vectors.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
+print(vectors._forward.__name__, spaces.calls)
+"""
+
+
+def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_is_installed(tmp_path):
+    from tools import gpu, vectors
+
+    def forward():
+        return "ran"
+
+    assert gpu.zero_gpu() is None  # the repository's own spaces/ folder is not Hugging Face's `spaces`
+    assert gpu.gpu(forward) is forward
+    assert vectors._forward.__name__ == "_forward"
+    (tmp_path / "spaces.py").write_text(FAKE_SPACES)  # stands in for the package a ZeroGPU Space has
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={**_offline_env(), "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["on_gpu", "['_forward']"]  # one batch, one wrapped forward pass
+
+
+# --- the Space bundle, --share and --mcp as real processes ----------------------------------
+
+class Server:
+    """A server process the test starts and stops, its output collected as it comes."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}/"
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(args, cwd=cwd, env=env, text=True, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, "")),
+                                       daemon=True)
+        self.reader.start()
+
+    @property
+    def log(self) -> str:
+        return "".join(self.lines)
+
+    def wait(self, ready: Callable[[], bool], what: str, seconds: float = 240) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if ready():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server exited with {self.proc.returncode}: {self.log[-3000:]}")
+            time.sleep(0.5)
+        raise AssertionError(f"no {what} within {seconds:.0f} s: {self.log[-3000:]}")
+
+    def answers(self) -> bool:
+        try:
+            with urllib.request.urlopen(self.url, timeout=5) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _offline_env(**extra: str) -> dict[str, str]:
+    """The environment of a server the tests start: no PYTHONPATH, and every outside request fails fast."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    env.update({"GRADIO_ANALYTICS_ENABLED": "False", "HTTP_PROXY": "http://127.0.0.1:9",
+                "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1"})
+    env.update(extra)
+    return env
+
+
+def test_space_bundle_front_matter_and_pins_match_the_repository():
+    sys.path.insert(0, str(ROOT / "spaces"))
+    try:
+        import build as space_build
+    finally:
+        sys.path.remove(str(ROOT / "spaces"))
+    import gradio
+
+    meta = space_build.front_matter((ROOT / "spaces" / "README.md").read_text())
+    assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta["python_version"] == "3.11"
+    assert meta["sdk_version"] == gradio.__version__
+    assert len(meta["short_description"]) <= 60 and meta["emoji"] and meta["colorFrom"] and meta["title"]
+    space_build.check()  # every pin of the Space equals the repository's
+    assert "torch" in space_build.pins((ROOT / "spaces" / "requirements.txt").read_text())
+
+
+def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client(tmp_path):
+    from gradio_client import Client
+
+    out = tmp_path / "space"
+    built = subprocess.run([sys.executable, "spaces/build.py", str(out)], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert {p.name for p in out.iterdir()} == {"app.py", "README.md", "requirements.txt", "tools", "assistant"}
+    assert not list(out.rglob("__pycache__"))
+    again = subprocess.run([sys.executable, "spaces/build.py", str(out)], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 2 and "is not empty" in again.stderr
+    port = free_port()
+    server = Server([sys.executable, "app.py"], out, _offline_env(GRADIO_SERVER_PORT=str(port)), port)
+    try:
+        server.wait(server.answers, "page")
+        client = Client(server.url, verbose=False)
+        data = client.predict("compare A cat sat on the mat. | A kitten sat on the rug.", "", api_name="/run")
+        assert data["ok"] is True and data["model"] == "minilm"
+        assert data["tables"][0]["rows"]
+        assert client.predict("compare only one", "", api_name="/run")["ok"] is False
+    finally:
+        server.stop()
+
+
+def test_share_without_network_says_so_and_mcp_lists_the_run_tool():
+    port = free_port()
+    server = Server([sys.executable, "-m", "assistant", "serve", "--port", str(port), "--share", "--mcp"], ROOT,
+                    _offline_env(PYTHONPATH=str(ROOT)), port)
+    try:
+        server.wait(lambda: "No public link could be made" in server.log, "word about the public link")
+        assert server.answers()  # and it keeps serving
+        with urllib.request.urlopen(f"{server.url}gradio_api/mcp/schema", timeout=30) as response:
+            schema = json.loads(response.read())
+    finally:
+        server.stop()
+    tools = {tool["name"]: tool for tool in schema}
+    assert list(tools) == ["run"], list(tools)  # the page's own events stay private
+    run_tool = tools["run"]
+    assert "embedding-assistant command line" in run_tool["description"]
+    properties = run_tool["inputSchema"]["properties"]
+    assert properties["command"]["type"] == "string" and "compare" in properties["command"]["description"]
+    assert properties["model"]["type"] == "string" and "minilm" in properties["model"]["description"]
+
+
+# --- in the browser ------------------------------------------------------------------------
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+@pytest.mark.browser
+def test_permalink_runs_on_load_and_its_copy_link_reproduces_the_command(live_app, browser, tmp_path):
+    browser.grant_permissions(["clipboard-read", "clipboard-write"], origin=_origin(live_app))
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{live_app}?q={quote(COMPARE)}&model=minilm")
+    page.wait_for_selector(".answer-link a", timeout=120_000)  # nobody typed anything
+    page.wait_for_selector(".vega-embed canvas, .vega-embed svg", timeout=60_000)
+    bot = "\n".join(page.locator("[data-testid='bot']").all_inner_texts())
+    assert "Similarity matrix of 3 texts" in bot and "0.6752" in bot
+    assert page.locator("#command-box textarea").input_value() == ""
+    href = page.locator(".answer-link a").first.get_attribute("href")
+    assert href.startswith(live_app)
+    assert parse_qs(urlsplit(href).query) == {"q": [COMPARE], "model": ["minilm"]}
+    button = page.locator("button.copy-link").first
+    assert button.get_attribute("data-link") == href
+    button.click()
+    page.wait_for_function("document.querySelector('button.copy-link').textContent === 'Copied'", timeout=10_000)
+    assert page.evaluate("navigator.clipboard.readText()") == href
+    # the conversation export buttons give files
+    page.locator("#export-html").click()
+    page.wait_for_function("document.querySelector('#export-files').innerText.replace(/\\s+/g, '').includes('conversation.html')",
+                           timeout=60_000)
+    page.screenshot(path=str(tmp_path / "permalink.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.browser
+def test_exported_html_opens_offline_with_chart_image_and_table(run, browser, tmp_path):
+    session = Session()
+    assert run(COMPARE, session).ok
+    path = tmp_path / "conversation.html"
+    path.write_text(html_page(session.turns), encoding="utf-8")
+    page = browser.new_page()
+    outside: list[str] = []
+
+    def only_files(route):
+        if route.request.url.startswith(("file:", "data:")):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_files)
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    images = page.evaluate("[...document.images].map(i => [i.src.slice(0, 22), i.complete && i.naturalWidth])")
+    assert images and all(src == "data:image/png;base64," and width > 200 for src, width in images), images
+    cells = page.locator("table.data td").all_inner_texts()
+    assert "1: A man plays guitar." in cells and "0.675189" in cells  # guitar vs instrument, 6 decimals
+    assert outside == []
+    page.screenshot(path=str(tmp_path / "export.png"), full_page=True)
+    page.close()
