@@ -19,7 +19,7 @@ from assistant.dispatch import Reply, execute  # noqa: E402
 from assistant.render import chat_content, write_downloads  # noqa: E402
 from assistant.spec import Session  # noqa: E402
 from assistant.export import export_artifacts  # noqa: E402  (issue 8)
-from assistant.sharing import COPY_SCRIPT, link_html, page_address, permalink  # noqa: E402  (issue 8)
+from assistant.sharing import COPY_SCRIPT, META, link_html, page_address, permalink  # noqa: E402  (issue 8)
 from tools.config import Settings  # noqa: E402
 from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
 from tools.text import md  # noqa: E402
@@ -57,8 +57,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         reply = execute(line or "", session, hub, settings,
                         progress=lambda fraction, message: progress(fraction, desc=message))
         content = chat_content(reply)
-        if reply.ok and session.turns:  # every answer carries its permalink (issue 8)
-            turn = session.turns[-1]
+        turn = session.turns[-1] if reply.ok and session.turns else None
+        if turn is not None and turn.result.command not in META:  # every answer carries its permalink (issue 8)
             content.append(gr.HTML(link_html(permalink(session.base_url, turn.line, turn.model)),
                                    container=False, padding=False))
         history = list(history or [])
@@ -87,7 +87,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         """
         return execute(command, Session(model=model or ""), hub, settings).to_json()
 
-    run.__doc__ = RUN_DOC.format(verbs=", ".join(spec.name for spec in COMMANDS))
+    run.__doc__ = RUN_DOC.format(verbs=", ".join(spec.name for spec in COMMANDS if spec.name not in META))
 
     with gr.Blocks(title="Embedding assistant") as demo:
         session = gr.State(Session())  # deep-copied per visitor; a callable would add a public load API (MCP tool)

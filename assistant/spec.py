@@ -23,7 +23,7 @@ class Invocation:
 
 
 #: How many replies a conversation keeps for `history` and `export` (older ones are dropped).
-MAX_TURNS = 100
+MAX_TURNS = 50
 
 
 @dataclass(frozen=True)
