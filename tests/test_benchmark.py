@@ -149,6 +149,9 @@ def test_paths_outside_the_data_folders_are_refused(tmp_path, bench):
         stsdata.load("pairs.csv", Settings(data_dir=""))
     with pytest.raises(UserError, match="There is no file"):
         stsdata.load("missing.csv", settings)
+    for raw in ("a\x00b.csv", "x" * 5000 + ".csv", "~no-such-user-here/pairs.csv"):
+        with pytest.raises(UserError, match="not a usable file name"):
+            stsdata.load(raw, settings)
 
 
 def test_a_conversations_own_upload_is_allowed_and_no_other_file(tmp_path, bench):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,9 +82,9 @@ def _read_stsb_tsv(text: str, name: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*COLUMNS, "_line"])
 
 
-def _read_csv(text: str, name: str) -> pd.DataFrame:
+def _read_csv(text: str, name: str, **options: Any) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, **options)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
         if isinstance(exc, pd.errors.EmptyDataError):
             return pd.DataFrame(columns=[*REQUIRED, "_line"])
@@ -194,6 +195,16 @@ def resolve_path(raw: str, roots: Sequence[Path], allowed_files: Sequence[Path |
     root or be one of ``allowed_files``. Anything else is refused, so no one can
     make the server read its own files.
     """
+    try:
+        return _resolve_path(raw, roots, allowed_files)
+    except UserError:
+        raise
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a name too long, an unknown ~user
+        raise UserError(f"{code(raw, 60)} is not a usable file name; pass the name of a file in a data folder "
+                        "(ASSISTANT_DATA_DIR).") from None
+
+
+def _resolve_path(raw: str, roots: Sequence[Path], allowed_files: Sequence[Path | str]) -> Path:
     uploads = [Path(f).resolve() for f in allowed_files]
     given = Path(raw).expanduser()
     if given.is_absolute():
@@ -225,21 +236,28 @@ def resolve_path(raw: str, roots: Sequence[Path], allowed_files: Sequence[Path |
 
 def read_file(path: Path, settings: Settings) -> Pairs:
     """Read a pairs file already known to be allowed, by its layout, within the size limit."""
+    layout = Layout.of(path)
     limit = settings.max_upload_mb * 1024 * 1024
-    size = path.stat().st_size
+    data = b""
+    try:
+        size = path.stat().st_size
+        if size <= limit:
+            with path.open("rb") as handle:
+                data = handle.read(limit + 1)  # never more than the limit, even if the file grows meanwhile
+            size = max(size, len(data))
+    except OSError:
+        raise UserError(f"{code(path.name, 40)} could not be read on the server; check that the file is readable.") from None
     if size > limit:
         raise UserError(
             f"{code(path.name, 40)} is {size / 1024 / 1024:.1f} MB; the limit is {settings.max_upload_mb} MB "
             "(ASSISTANT_MAX_UPLOAD_MB): use a smaller file or --sample from a split."
         )
-    layout = Layout.of(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"{code(path.name, 40)} is not UTF-8 text; save it as UTF-8 and try again.") from None
     if layout is Layout.STSB and _has_header(text):
-        raw = pd.read_csv(io.StringIO(text), sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False)
-        raw["_line"] = np.arange(len(raw)) + 2
+        raw = _read_csv(text, path.name, sep="\t", quoting=csv.QUOTE_NONE)
     else:
         raw = _READERS[layout](text, path.name)
     return Pairs(_tidy(raw, path.name, settings), path.name)
