@@ -18,6 +18,7 @@ import torch
 
 from tools import charts
 from tools.errors import UserError
+from tools.gpu import gpu
 from tools.hub import LoadedModel, ModelHub, default_hub, resolve
 from tools.results import Chart, Result, Table
 from tools.text import code, md
@@ -207,6 +208,7 @@ def prepare(lm: LoadedModel, text: str) -> Prepared:
 
 # --- forward -------------------------------------------------------------------------------
 
+@gpu  # ZeroGPU on a Space; a no-op elsewhere
 def forward(lm: LoadedModel, head: MaskedLMHead, ids: torch.Tensor, attentions: bool = False):
     """One pass of the masked-LM network: probabilities (T, V) and, if asked, attentions (L, H, T, T)."""
     batch = {"input_ids": ids.unsqueeze(0).to(lm.device),
