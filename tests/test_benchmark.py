@@ -20,6 +20,7 @@ from tools import benchmark as bm
 from tools import stsdata
 from tools.config import Settings
 from tools.errors import UserError
+from tools.text import md
 from tools.vectors import Pooling
 
 pytestmark = pytest.mark.skipif(not (STSB_DIR / "sts-dev.tsv").is_file(), reason="STS-B not found beside the project")
@@ -297,6 +298,41 @@ def test_the_dev_reply_has_scores_baselines_edge_cases_chart_and_downloads(dev_r
     fractions = [f for f, _ in progress]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) > 5
     assert any("encoded" in m for _, m in progress)
+
+
+# --- several models ----------------------------------------------------------------------------------------
+
+def _tiny_bert(folder, tokenizer) -> None:
+    """A random 2-layer BERT with minilm's WordPiece vocabulary and no sentence-transformers recipe."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+def test_two_models_are_scored_side_by_side_each_with_the_poolings_it_has(lm, tmp_path):
+    from tools.hub import ModelHub
+
+    _tiny_bert(tmp_path / "models" / "tiny-bert", lm.tokenizer)
+    settings = Settings(model_roots=str(tmp_path / "models"), data_dir=str(STSB_DIR), time_limit_s=0)
+    reply = execute("benchmark --models minilm,tiny-bert --sample 40 --pool mean,sbert", Session(),
+                    ModelHub(settings), settings)
+    assert reply.ok, reply.error
+    result = reply.result
+    scores = result.table("scores").set_index("system")
+    assert {"minilm / mean", "minilm / sbert", "tiny-bert / mean", "tiny-bert input embeddings (average)",
+            "minilm input embeddings (average)"} <= set(scores.index)
+    assert "tiny-bert / sbert" not in scores.index
+    assert any("tiny-bert has no sentence-transformers pooling recipe" in w for w in result.warnings)
+    assert scores.loc["minilm / mean", "spearman"] > scores.loc["tiny-bert / mean", "spearman"]  # trained beats random
+    assert result.table("timing")["model"].tolist() == ["minilm", "tiny-bert"]
+    rows = next(iter(result.charts[0].chart.to_dict()["datasets"].values()))
+    assert {r["panel"] for r in rows} == {"minilm / mean", "minilm / sbert", "tiny-bert / mean"}
+    assert result.model == "minilm, tiny-bert" and md("tiny-bert") + ": mean" in result.text  # escaped markdown
 
 
 # --- options and refusals -------------------------------------------------------------------------------
