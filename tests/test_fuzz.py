@@ -52,7 +52,42 @@ line = st.builds(
     verb, st.lists(text, min_size=0, max_size=5), st.lists(option, max_size=4),
     st.sampled_from([" | ", "|", " || ", " | | "]))
 quoted = st.builds(lambda v, a, b: f'{v} "{a}" | \'{b}\'', st.sampled_from(VERBS), text, text)
-lines = st.one_of(line, quoted, unicode_text, text)
+
+
+def _value_for(option) -> st.SearchStrategy[str | None]:
+    """A value this option accepts (mostly), so the model work behind the command runs too."""
+    if option.is_flag:
+        return st.none()
+    if option.kind == "choice":
+        return st.one_of(st.sampled_from(option.choices), st.sampled_from(option.choices).map(str.upper))
+    if option.kind == "choices":
+        return st.lists(st.sampled_from(option.choices), min_size=1, max_size=3, unique=True).map(",".join)
+    if option.kind == "int":
+        lo = -2 if option.minimum is None else int(option.minimum)
+        hi = 14 if option.maximum is None else int(option.maximum)
+        return st.one_of(st.integers(lo, min(hi, lo + 60)), st.just(hi)).map(str)
+    if option.kind == "float":
+        return st.floats(-1, 6, allow_nan=False).map(lambda v: f"{v:.3g}")
+    return st.one_of(st.sampled_from(["minilm", "stsb-dev", "bert-small", "x"]), unicode_text)
+
+
+def _command(spec) -> st.SearchStrategy[str]:
+    least, most = spec.texts
+    most = 4 if most is None else min(most, 4)
+    sentence = st.lists(word, min_size=1, max_size=8).map(" ".join)
+    texts = st.lists(sentence, min_size=least, max_size=max(least, most))
+    if not spec.options:
+        return texts.map(lambda chosen: f"{spec.name} " + " | ".join(chosen))
+    options = st.lists(st.sampled_from(spec.options), unique_by=lambda o: o.name, max_size=3).flatmap(
+        lambda chosen: st.tuples(*[_value_for(o).map(lambda v, o=o: f"--{o.name}" + ("" if v is None else f" {v}"))
+                                   for o in chosen]))
+    return st.tuples(texts, options).map(lambda parts: f"{spec.name} " + " | ".join(parts[0]) + " "
+                                         + " ".join(parts[1]))
+
+
+#: Lines the parser mostly accepts: a verb with the right number of texts and its own options.
+plausible = st.sampled_from(COMMANDS).flatmap(_command)
+lines = st.one_of(plausible, plausible, line, quoted, unicode_text, text)
 
 _CODE_SPAN = re.compile(r"(`+)(.*?)\1", re.S)
 LIVE_MARKUP = re.compile(r"<\s*(script|img|a|iframe|svg)\b|\]\(\s*javascript:|!\[[^\]]*\]\(", re.I)
