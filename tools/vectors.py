@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import dataclasses
+import threading
+import time
 from dataclasses import dataclass
 from enum import Enum
 
@@ -22,8 +24,8 @@ MAX_BATCH_SIZE = 32
 #: ...nor, with attentions, more than this many attention weights (B x L x H x T x T floats, 256 MiB).
 MAX_BATCH_ATTENTION = 2**26
 #: Up to this many (padded) tokens in a forward pass one torch thread is faster than
-#: every core on a 2-core machine (thread hand-off dominates); measured with
-#: bench/threads.py. On a busy machine one thread wins at every size (see busy()).
+#: every core on a 2-core machine (thread hand-off dominates; bench/threads.py);
+#: above it a ThreadChooser picks from measured speed.
 SINGLE_THREAD_TOKENS = 512
 #: Default size cap of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB).
 DEFAULT_CACHE_BYTES = 256 * 2**20
@@ -199,7 +201,8 @@ def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[
         padded.pop("token_type_ids", None)
     padded = {k: v.to(lm.device) for k, v in padded.items()}
     n_tokens = int(padded["input_ids"].numel())
-    with lm.lock, threads_for(n_tokens), torch.inference_mode(), _attention_kind(lm, attentions):
+    with lm.lock, threads_for(n_tokens, thread_chooser(lm)), torch.inference_mode(), \
+            _attention_kind(lm, attentions):
         out = lm.encoder(**padded, output_hidden_states=True, output_attentions=attentions)
         hidden = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, D)
         attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
@@ -277,43 +280,74 @@ def clear_cache(lm: LoadedModel) -> None:
 # --- threads ---------------------------------------------------------------------------
 
 class threads_for:
-    """Use one torch thread for small forward passes (or a busy machine) and every core for large ones."""
+    """Use one torch thread for small forward passes and, for large ones, the faster of 1 and every core.
 
-    def __init__(self, n_tokens: int) -> None:
-        self.wanted = choose_threads(n_tokens)
+    ``chooser`` (a model's :class:`ThreadChooser`) decides large passes from measured
+    speed and is told how long each took; without one, large passes use every core.
+    """
+
+    def __init__(self, n_tokens: int, chooser: "ThreadChooser | None" = None) -> None:
+        self.n_tokens = n_tokens
+        self.chooser = chooser
+        cores = max_threads()
+        if cores == 1 or n_tokens <= SINGLE_THREAD_TOKENS:
+            self.wanted = 1
+        else:
+            self.wanted = chooser.pick() if chooser is not None else cores
 
     def __enter__(self) -> None:
         self.before = torch.get_num_threads()
         if self.wanted != self.before:
             torch.set_num_threads(self.wanted)
+        self.start = time.perf_counter()
 
     def __exit__(self, *exc: object) -> None:
+        if self.chooser is not None and self.n_tokens > SINGLE_THREAD_TOKENS and exc[0] is None:
+            self.chooser.record(self.wanted, self.n_tokens, time.perf_counter() - self.start)
         if torch.get_num_threads() != self.before:
             torch.set_num_threads(self.before)
 
 
-def choose_threads(n_tokens: int) -> int:
-    """Threads for a forward pass over ``n_tokens`` padded tokens.
+class ThreadChooser:
+    """Picks 1 thread or every core for large forward passes from their measured speed.
 
-    One thread up to SINGLE_THREAD_TOKENS, and whenever other processes already
-    keep the cores busy (two threads then wait on each other: 3-5x slower here,
-    bench/threads.py); every core for larger passes on an idle machine.
+    On a 2-core machine two threads were 2-3x faster than one when the cores were
+    idle and 3-5x slower when other processes kept them busy (bench/threads.py), and
+    that changes from minute to minute. So each model keeps a moving average of
+    seconds per token for both choices, uses the faster one, and tries the other
+    every ``EXPLORE_EVERY`` large passes to notice when the machine changes.
     """
-    cores = max_threads()
-    if cores == 1 or n_tokens <= SINGLE_THREAD_TOKENS or busy(cores):
-        return 1
-    return cores
+
+    EXPLORE_EVERY = 8
+    WEIGHT = 0.3  # of the newest measurement in the moving average
+
+    def __init__(self, cores: int | None = None) -> None:
+        self.choices = sorted({1, cores or max_threads()})
+        self.rate: dict[int, float | None] = {c: None for c in self.choices}
+        self.passes = 0
+        self._lock = threading.Lock()
+
+    def pick(self) -> int:
+        with self._lock:
+            self.passes += 1
+            unknown = [c for c in self.choices if self.rate[c] is None]
+            if unknown:
+                return unknown[-1]
+            best = min(self.choices, key=lambda c: self.rate[c])
+            if self.passes % self.EXPLORE_EVERY == 0:
+                return next(c for c in self.choices if c != best) if len(self.choices) > 1 else best
+            return best
+
+    def record(self, threads: int, n_tokens: int, seconds: float) -> None:
+        with self._lock:
+            rate = seconds / max(1, n_tokens)
+            old = self.rate.get(threads)
+            self.rate[threads] = rate if old is None else (1 - self.WEIGHT) * old + self.WEIGHT * rate
 
 
-def busy(cores: int | None = None) -> bool:
-    """Whether the last minute's load average says other work holds the cores."""
-    import os
-
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return load > (cores or max_threads()) + 0.5
+def thread_chooser(lm: LoadedModel) -> ThreadChooser:
+    """This model's :class:`ThreadChooser`."""
+    return lm.extra("thread_chooser", lambda m: ThreadChooser())
 
 
 def max_threads() -> int:

@@ -1,0 +1,125 @@
+"""Shared helpers of the bench/ scripts: STS-B sentences, interleaved repeats, machine facts, JSON out.
+
+Every script measures this project against a named peer in the same run, with
+the repeats interleaved (A, B, A, B, ...) so that a noisy neighbour slows both
+alike, and reports medians and their ratio.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+RESULTS = ROOT / "bench" / "results"
+#: STS-B lives beside the project, never inside it.
+STSB_TEST = Path(os.environ.get("STSB_DIR", ROOT.parent / "shared" / "data" / "stsb")) / "sts-test.tsv"
+
+
+def stsb_pairs(path: Path = STSB_TEST) -> tuple[list[str], list[str], list[float]]:
+    """STS-B test: sentence 1 (column 5), sentence 2 (column 6) and the gold score (column 4)."""
+    left, right, gold = [], [], []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) >= 7:
+                left.append(cols[5])
+                right.append(cols[6])
+                gold.append(float(cols[4]))
+    return left, right, gold
+
+
+def stsb_sentences(path: Path = STSB_TEST) -> list[str]:
+    """The 2,758 sentences of the STS-B test split, duplicates kept, in file order."""
+    left, right, _ = stsb_pairs(path)
+    return left + right
+
+
+def interleaved(runs: dict[str, Callable[[], object]], repeats: int,
+                before: Callable[[str], None] | None = None) -> dict[str, list[float]]:
+    """Seconds of each run, ``repeats`` times, alternating between the runs; ``before(name)`` is untimed."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, fn in runs.items():
+            if before is not None:
+                before(name)
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def machine() -> dict[str, object]:
+    """What the numbers were measured on: date, CPU, cores, load, library versions."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu,
+        "cores": cores,
+        "load_avg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch_threads_default": torch.get_num_threads(),
+    }
+
+
+def write(name: str, payload: dict[str, object]) -> Path:
+    """Write ``bench/results/<name>.json`` and return its path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=1, default=str) + "\n")
+    return path
+
+
+def quiet_libraries() -> None:
+    """No progress bars or info logs from transformers / sentence-transformers in the output."""
+    import logging
+
+    for noisy in ("transformers", "sentence_transformers", "httpx", "gradio"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
