@@ -134,6 +134,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         export_md.click(_export_markdown, [session], [exported], api_visibility="private")
         export_html.click(_export_html, [session], [exported], api_visibility="private")
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
+        gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")  # bench/http.py
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     return demo
 
@@ -167,6 +168,11 @@ def _export(session: Session, fmt: str) -> str | None:
     path = Path(tempfile.mkdtemp(prefix="assistant-export-")) / artifact.filename
     path.write_bytes(artifact.data)
     return str(path)
+
+
+def _noop(command: str, model: str = "") -> dict[str, Any]:
+    """The `run` endpoint's shape with no work: Gradio's own share of a request (bench/http.py)."""
+    return {"ok": True, "command": "noop", "model": model, "text": command[:0]}
 
 
 def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
