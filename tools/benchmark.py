@@ -176,8 +176,6 @@ def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: l
         return available
     names = pool_arg.split(",") if isinstance(pool_arg, str) else list(pool_arg)
     wanted = list(dict.fromkeys(Pooling.parse(n.strip()) for n in names if n.strip()))
-    if any(p.value == "all" for p in wanted):  # pragma: no cover - Pooling has no "all"
-        return available
     missing = [p for p in wanted if p not in available]
     if missing:
         warnings.append(f"{lm.name} has no sentence-transformers pooling recipe, so sbert pooling was skipped for it.")
