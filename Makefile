@@ -4,6 +4,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
+# The STS-B copy beside the project, when there is one, so `benchmark --data stsb-dev` works out of the box.
+ifneq ($(wildcard ../shared/data/stsb/sts-dev.tsv),)
+export ASSISTANT_DATA_DIR ?= $(abspath ../shared/data/stsb)
+endif
+
 .PHONY: run test test-all venv chromium
 
 run: $(VENV)/.installed
