@@ -9,7 +9,7 @@ throughput and the server's resident memory (RSS) before and after.
 Targets (issue 9): zero errors; RSS growth under 10% over 1,000 commands after warm-up.
 
     python bench/load.py                      # 16 sessions x 64 commands = 1,024 commands
-    python bench/load.py --sessions 4 --commands 5 --concurrency 2
+    python bench/load.py --sessions 4 --commands 5 --concurrency 1
 
 An *error* is anything but a normal reply or a clear refusal: a transport failure,
 the internal-error reply ("Something went wrong"), or a command that gave up at the
@@ -180,6 +180,21 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
 
 
+def drive(url: str, sessions: int, commands: int, mix: list[str], tally: Tally) -> float:
+    """``sessions`` concurrent clients, each sending ``commands`` lines round-robin; the wall time."""
+    plans = [[mix[(s + i) % len(mix)] for i in range(commands)] for s in range(sessions)]
+    barrier = threading.Barrier(sessions + 1)
+    threads = [threading.Thread(target=run_session, args=(url, plan, tally, barrier), daemon=True)
+               for plan in plans]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    begin = time.perf_counter()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - begin
+
+
 def measure(sessions: int, commands: int, concurrency: int, warmup: int, extra: list[str],
             log_path: Path) -> dict:
     """Start a server, warm it up, drive ``sessions`` x ``commands``, and return the numbers."""
@@ -199,19 +214,13 @@ def measure(sessions: int, commands: int, concurrency: int, warmup: int, extra: 
                 except Exception as exc:
                     data, failure = None, f"{type(exc).__name__}: {exc}"
                 warm_tally.add(line, time.perf_counter() - begin, data, failure)
+        if warmup:  # then the whole mix in every session at once, so the baseline has seen concurrency
+            together = Tally()
+            drive(server.url, sessions, len(mix), mix, together)
+            warm_tally.errors += together.errors
         rss_before = rss_mb(server.process.pid)
         tally = Tally()
-        plans = [[mix[(s + i) % len(mix)] for i in range(commands)] for s in range(sessions)]
-        barrier = threading.Barrier(sessions + 1)
-        threads = [threading.Thread(target=run_session, args=(server.url, plan, tally, barrier), daemon=True)
-                   for plan in plans]
-        for t in threads:
-            t.start()
-        barrier.wait()
-        begin = time.perf_counter()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - begin
+        wall = drive(server.url, sessions, commands, mix, tally)
         rss_after = rss_mb(server.process.pid)
     finally:
         server.stop()
@@ -231,8 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", "-n", type=int, default=16, help="concurrent sessions (default 16)")
     parser.add_argument("--commands", "-m", type=int, default=64, help="commands per session (default 64)")
-    parser.add_argument("--concurrency", type=int, default=1, help="the server's --concurrency (default 1)")
-    parser.add_argument("--warmup", type=int, default=1, help="rounds of the mix before RSS is measured")
+    parser.add_argument("--concurrency", type=int, default=2, help="the server's --concurrency (default 2)")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="rounds of the mix before RSS is measured: one alone, then the sessions at once")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "assistant-load-server.log"),
                         help="where the server's output goes")

@@ -38,7 +38,9 @@ class Settings:
     max_chart_rows: int = _setting(5_000, "rows of data in one chart", 1)
     time_limit_s: float = _setting(120.0, "seconds one command may run before the reply gives up (0: no limit)", 0)
     queue_size: int = _setting(64, "requests waiting in the app's queue", 1)
-    concurrency: int = _setting(1, "commands running at once in one app process", 1)
+    # 2 measured best on 2 cores (bench/load.py, 16 sessions): forward passes still take turns on the
+    # model's lock, while a second command tokenizes, builds tables and serializes charts beside it.
+    concurrency: int = _setting(2, "commands running at once in one app process", 1)
     cache_size: int = _setting(4096, "cached encodings per model", 0)
     cache_mb: int = _setting(256, "memory cap of each model's encoding cache, in MiB (0 turns it off)", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
