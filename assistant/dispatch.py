@@ -67,7 +67,7 @@ def execute(
     """
     settings = settings or hub.settings
     verb = ""
-    work = dataclasses.replace(session, history=list(session.history))  # the handler's own copy
+    work = _private_copy(session)
     try:
         inv = parse(line, TABLE, settings)
         verb = inv.verb
@@ -91,6 +91,12 @@ def execute(
         setattr(session, f.name, getattr(work, f.name))
     session.remember(line.strip(), result)  # history, last, and the turn for history/export
     return Reply(line, result=result, command=verb)
+
+
+def _private_copy(session: Session) -> Session:
+    """The handler's own copy of the conversation (its lists copied too), merged back only if it finishes."""
+    return dataclasses.replace(session, **{f.name: list(getattr(session, f.name)) for f in dataclasses.fields(session)
+                                           if isinstance(getattr(session, f.name), list) and f.init})
 
 
 def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: Any, limit_s: float) -> Result:
