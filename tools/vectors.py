@@ -24,9 +24,10 @@ MAX_BATCH_SIZE = 32
 #: ...nor, with attentions, more than this many attention weights (B x L x H x T x T floats, 256 MiB).
 MAX_BATCH_ATTENTION = 2**26
 #: Up to this many (padded) tokens in a forward pass one torch thread is faster than
-#: every core on a 2-core machine (thread hand-off dominates; bench/threads.py);
-#: above it a ThreadChooser picks from measured speed.
-SINGLE_THREAD_TOKENS = 512
+#: every core on a 2-core machine: one 12-token input took 12 ms on 1 thread and 200 ms
+#: on 2; from 24-48 tokens 2 threads won on an idle machine (bench/threads.py). Above
+#: it a ThreadChooser picks from measured speed, since on a busy machine 1 thread wins.
+SINGLE_THREAD_TOKENS = 32
 #: Default size cap of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB).
 DEFAULT_CACHE_BYTES = 256 * 2**20
 #: Python's share of a cached token besides its vectors (token string, offset tuple, ids).

@@ -1,0 +1,100 @@
+"""GPU throughput: the STS-B test sentences on a CUDA GPU in float32, bfloat16 and float16,
+against sentence-transformers' ``encode`` on the same GPU, with the device name recorded.
+
+Skips cleanly (exit 0, a JSON that says why) on a machine without CUDA.
+
+    .venv/bin/python bench/gpu.py [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from common import interleaved, machine, median, quiet_libraries, stsb_pairs, write  # noqa: I001
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    quiet_libraries()
+    import torch
+
+    if not torch.cuda.is_available():
+        path = write("gpu", {"benchmark": "gpu", "skipped": "no CUDA GPU on this machine", "machine": machine()})
+        print(f"skipped: no CUDA GPU here (torch {torch.__version__}); wrote {path.name}")
+        return 0
+
+    from scipy.stats import spearmanr
+    from sentence_transformers import SentenceTransformer
+
+    from tools.config import Settings
+    from tools.hub import ModelHub
+    from tools.vectors import Pooling, clear_cache, sentence_vectors
+
+    left, right, gold = stsb_pairs()
+    sentences = left + right
+    hub = ModelHub(Settings(device="cuda", cache_mb=0))  # no cache: every run does the work
+    lm = hub.get("minilm", device="cuda")
+    st = SentenceTransformer(lm.source.location, device="cuda")
+    out: dict[str, np.ndarray] = {}
+
+    def ours(dtype):
+        def go():
+            lm.encoder.to(dtype)
+            clear_cache(lm)
+            vectors, _ = sentence_vectors(lm, sentences, Pooling.SBERT)
+            torch.cuda.synchronize()
+            out[f"ours {dtype}"] = vectors.numpy()
+        return go
+
+    def peer(dtype):
+        def go():
+            st.to(dtype)
+            out[f"sentence-transformers {dtype}"] = st.encode(sentences, convert_to_numpy=True).astype(np.float32)
+            torch.cuda.synchronize()
+        return go
+
+    dtypes = [torch.float32, torch.bfloat16, torch.float16]
+    runs = {}
+    for dt in dtypes:
+        runs[f"sentence-transformers {dt}"] = peer(dt)
+        runs[f"ours {dt}"] = ours(dt)
+    for fn in runs.values():  # warm-up: CUDA context, kernels
+        fn()
+    times = interleaved(runs, args.repeats)
+    lm.encoder.to(torch.float32)
+    half = len(left)
+
+    def score(v):
+        a, b = v[:half], v[half:]
+        cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+        return float(spearmanr(cos, gold).statistic)
+
+    reference = out["sentence-transformers torch.float32"]
+    rows = []
+    for dt in dtypes:
+        peer_s = median(times[f"sentence-transformers {dt}"])
+        for name in (f"sentence-transformers {dt}", f"ours {dt}"):
+            m = median(times[name])
+            rows.append({"run": name, "median_s": round(m, 3), "sentences_per_s": round(len(sentences) / m, 1),
+                         "vs_peer_same_dtype": round(peer_s / m, 2),
+                         "max_abs_diff_vs_fp32_peer": float(np.abs(out[name] - reference).max()),
+                         "spearman": round(score(out[name]), 5)})
+    payload = {"benchmark": "gpu", "device": torch.cuda.get_device_name(0), "peer": "sentence-transformers "
+               "encode on the same GPU and dtype", "machine": machine(), "sentences": len(sentences),
+               "repeats": args.repeats, "rows": rows}
+    path = write("gpu", payload)
+    print(f"{payload['device']}: STS-B test, {len(sentences):,} sentences, medians of {args.repeats}")
+    for r in rows:
+        print(f"  {r['run']:<36} {r['median_s']:>7.3f} s {r['sentences_per_s']:>9.1f} sent/s "
+              f"{r['vs_peer_same_dtype']:>5.2f}x peer  Spearman {r['spearman']:.4f}  "
+              f"max|diff| vs fp32 {r['max_abs_diff_vs_fp32_peer']:.1e}")
+    print(f"wrote {path.relative_to(path.parents[2])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
