@@ -151,6 +151,8 @@ def test_any_line_ends_in_a_reply_or_a_clear_error_long_run(command, hub, fuzz_s
     "mask [MASK] " * 300,
     "word <script>alert(1)</script> | <script>alert(1)</script> is here. | and <script>alert(1)</script> there.",
     'compare "a | b" | "c',
+    "compare the | bank | <script>alert(1)</script> --pool cls",  # found by the long run: similarity's summary
+    "compare ![x](http://evil.example/x.png) | [a](javascript:alert(1)) | <img src=x onerror=alert(1)>",
     "HELP COMPARE",
     "model ../../etc/passwd",
     "",

@@ -10,6 +10,7 @@ from tools import charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
 from tools.results import Chart, Result, Table
+from tools.text import md
 from tools.timing import timed
 from tools.vectors import Pooling, available_poolings, check_layer, cosine_matrix, sentence_vectors
 
@@ -101,6 +102,6 @@ def compare(
                           title=f"Cosine similarity ({poolings[0].value} pooling)",
                           x_order=labels, y_order=labels, domain=(min(0.0, float(frame["cosine"].min())), 1.0))
     text = (f"Similarity matrix of {len(texts)} texts ({', '.join(p.value for p in poolings)} pooling, "
-            f"{layer_note}, {lm.name}). Most similar pair: **{best['a']}** and **{best['b']}** "
+            f"{layer_note}, {lm.name}). Most similar pair: **{md(best['a'])}** and **{md(best['b'])}** "
             f"({best['cosine']:.4f}, {best['pooling']}).")
     return Result("compare", text, tables, [Chart("similarity", heat)], warnings, lm.name, settings=settings)
