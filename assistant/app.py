@@ -21,6 +21,7 @@ from assistant.spec import Session  # noqa: E402
 from assistant.export import export_artifacts  # noqa: E402  (issue 8)
 from assistant.sharing import COPY_SCRIPT, META, link_html, page_address, permalink  # noqa: E402  (issue 8)
 from tools.config import Settings  # noqa: E402
+from tools.errors import UserError  # noqa: E402
 from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
 from tools.text import md  # noqa: E402
 
@@ -49,13 +50,15 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
 
     def respond(line: str, history: list, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
-        if model_name and model_name != session.model:  # named, so permalinks and history carry the model
-            session.model = model_name
         session.mlm_model = mlm_name or ""
         if request is not None:
             session.base_url = page_address(dict(request.headers)) or session.base_url
-        reply = execute(line or "", session, hub, settings,
-                        progress=lambda fraction, message: progress(fraction, desc=message))
+        switch_error = _switch_model(session, model_name)
+        if switch_error is not None:
+            reply = Reply(line or "", error=switch_error)
+        else:
+            reply = execute(line or "", session, hub, settings,
+                            progress=lambda fraction, message: progress(fraction, desc=message))
         content = chat_content(reply)
         turn = session.turns[-1] if reply.ok and session.turns else None
         if turn is not None and turn.result.command not in META:  # every answer carries its permalink (issue 8)
@@ -66,6 +69,17 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         history.append(gr.ChatMessage(role="assistant", content=content))
         return ("" if reply.ok else line, history, session, *_side_panel(reply),
                 gr.update(value=session.model or settings.model))
+
+    def _switch_model(session: Session, model_name: str) -> str | None:
+        """Take the picker's model only once it loads, so a bad pick leaves the conversation's model working."""
+        if not model_name or model_name == session.model:
+            return None
+        try:
+            hub.get(model_name)
+        except UserError as exc:
+            return f"{exc} This conversation keeps `{session.model or settings.model}`."
+        session.model = model_name  # named, so permalinks and history carry the model
+        return None
 
     def on_load(history: list, session: Session, model_name: str, mlm_name: str, request: gr.Request,
                 progress: gr.Progress = gr.Progress()):
@@ -180,7 +194,8 @@ def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
     if path:
         session.uploads = (*session.uploads, path)
         name = os.path.basename(path)
-        return session, gr.update(value=f"benchmark --data {name} --sample 200")
+        quoted = f'"{name}"' if '"' not in name else f"'{name}'"
+        return session, gr.update(value=f"benchmark --data {quoted} --sample 200")
     return session, gr.update()
 
 

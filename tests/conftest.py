@@ -55,12 +55,12 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def live_app(hub):
     """The real app on a free 127.0.0.1 port for the whole run; closed by this fixture."""
-    from assistant.app import CSS, build
+    from assistant.app import build, launch_options
 
     demo = build(hub, hub.settings)
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS,
-                show_error=False, quiet=True)
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **launch_options(hub.settings))
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
