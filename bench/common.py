@@ -32,6 +32,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RESULTS = ROOT / "bench" / "results"
 #: STS-B lives beside the project, never inside it.
 STSB_TEST = Path(os.environ.get("STSB_DIR", ROOT.parent / "shared" / "data" / "stsb")) / "sts-test.tsv"
+os.environ.setdefault("ASSISTANT_DATA_DIR", str(STSB_TEST.parent))  # the `benchmark` command's example reads it
+#: Run (untimed) in each conversation before a timed command, so that `again`, `history`
+#: and `export` have something to work on.
+SETUP_LINE = "compare A cat sat on the mat. | A kitten sat on the rug."
 
 
 def stsb_pairs(path: Path = STSB_TEST) -> tuple[list[str], list[str], list[float]]:
