@@ -201,3 +201,14 @@ def test_fast_path_refused_on_a_gpu_request_names_cpu(hub):
 
     with pytest.raises(UserError, match="CPU only"):
         quantize(FakeGpu())  # type: ignore[arg-type]
+
+
+def test_every_command_on_the_fast_path_answers_or_refuses_in_one_sentence(fast_lm, run):
+    from assistant.spec import Session
+
+    session = Session(model="minilm:int8")
+    model = run("model", session)
+    assert model.ok and "22.7 M parameters" in model.result.text  # int8 layers still counted
+    refused = run("selfattn The cat sat on the mat --layer 2", session)
+    assert not refused.ok and "int8" in refused.error and "run it on `minilm`" in refused.error
+    assert run("attend The cat sat on the mat --layer 2 --head 1", session).ok

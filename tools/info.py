@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 
 import pandas as pd
+import torch
 
 from tools import charts
 from tools.hub import LoadedModel, as_model
@@ -12,16 +14,28 @@ from tools.results import Chart, Result, Table
 from tools.timing import timed
 
 
+def weights(encoder: torch.nn.Module) -> Iterator[tuple[str, int]]:
+    """(name, size) of every weight, including int8 layers' packed weights (not torch parameters)."""
+    for name, param in encoder.named_parameters():
+        yield name, param.numel()
+    for name, module in encoder.named_modules():
+        if callable(getattr(module, "weight", None)):  # a dynamically quantised Linear
+            yield f"{name}.weight", module.weight().numel()
+            bias = module.bias() if callable(getattr(module, "bias", None)) else None
+            if bias is not None:
+                yield f"{name}.bias", bias.numel()
+
+
 def parameter_groups(lm: LoadedModel) -> pd.DataFrame:
     """Parameters per top-level block (embeddings, each encoder layer, pooler)."""
     counts: dict[str, int] = defaultdict(int)
-    for name, param in lm.encoder.named_parameters():
+    for name, size in weights(lm.encoder):
         parts = name.split(".")
         if parts[0] == "encoder" and len(parts) > 2 and parts[2].isdigit():
             group = f"layer {parts[2]}"
         else:
             group = parts[0]
-        counts[group] += param.numel()
+        counts[group] += size
     return pd.DataFrame({"block": list(counts), "parameters": list(counts.values())})
 
 
@@ -31,7 +45,7 @@ def describe(model: LoadedModel | str | None) -> Result:
     lm = as_model(model)
     cfg = lm.config
     emb = lm.encoder.get_input_embeddings().weight
-    n_params = sum(p.numel() for p in lm.encoder.parameters())
+    n_params = sum(size for _, size in weights(lm.encoder))
     recipe = lm.sentence_config()
     facts = [
         ("name", lm.name),

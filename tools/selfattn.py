@@ -27,7 +27,7 @@ from tools.attention import (
     token_labels,
 )
 from tools.errors import UserError
-from tools.hub import LoadedModel, as_model
+from tools.hub import FAST_SUFFIX, LoadedModel, as_model
 from tools.results import Chart, Result, Table
 from tools.timing import timed
 
@@ -74,6 +74,11 @@ LOCATORS: tuple[Callable[[torch.nn.Module, int], tuple[torch.nn.Module, ...] | N
 
 def projections(lm: LoadedModel, layer: int) -> Projections:
     """The query/key/value weights of 1-based ``layer``, copied to float64 on the CPU."""
+    if lm.name.endswith(FAST_SUFFIX):
+        raise UserError(
+            f"`selfattn` rebuilds attention from float weights, and {lm.name} stores them in int8 (the fast "
+            f"path); run it on `{lm.name.removesuffix(FAST_SUFFIX)}` instead."
+        )
     for locate in LOCATORS:
         found = locate(lm.encoder, layer - 1)
         if found is not None:
