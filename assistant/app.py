@@ -148,7 +148,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         export_md.click(_export_markdown, [session], [exported], api_visibility="private")
         export_html.click(_export_html, [session], [exported], api_visibility="private")
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
-        gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")  # bench/http.py
+        gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")  # bench/http_overhead.py
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     return demo
 
@@ -185,7 +185,7 @@ def _export(session: Session, fmt: str) -> str | None:
 
 
 def _noop(command: str, model: str = "") -> dict[str, Any]:
-    """The `run` endpoint's shape with no work: Gradio's own share of a request (bench/http.py)."""
+    """The `run` endpoint's shape with no work: Gradio's own share of a request (bench/http_overhead.py)."""
     return {"ok": True, "command": "noop", "model": model, "text": command[:0]}
 
 

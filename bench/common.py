@@ -18,10 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# bench/http.py is named like the standard library's `http`: once this module is imported,
-# keep the bench folder off the import path so that `import http.client` finds the real one.
-_BENCH = str(Path(__file__).resolve().parent)
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _BENCH]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")

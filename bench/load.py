@@ -19,13 +19,6 @@ random one in a temporary model root so that `mask` runs here without a network.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# Run as `python bench/load.py`, this folder comes first on sys.path, where bench/http.py
-# would shadow the standard library's `http` (urllib, httpx and gradio_client need it).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import json
 import os
@@ -40,6 +33,7 @@ import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

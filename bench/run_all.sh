@@ -5,7 +5,7 @@ set -e
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 uptime
-for script in threads throughput latency http coldstart gpu; do
+for script in threads throughput latency http_overhead coldstart gpu; do
     echo "== bench/$script.py"
     "$PY" "bench/$script.py" "$@"
 done

@@ -7,7 +7,7 @@ is Gradio's own share of a request (queue, SSE, JSON); ``run`` minus the
 command's own ``elapsed_ms`` is the app's share (parsing, rendering the JSON,
 Gradio). The encoding cache is cleared before each ``run`` call.
 
-    .venv/bin/python bench/http.py [--repeats 7] [--only compare,word]
+    .venv/bin/python bench/http_overhead.py [--repeats 7] [--only compare,word]
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         demo.close()
     payload = {"benchmark": "http", "peer": "a no-op gr.api endpoint in the same app (api_name=noop)",
                "model": lm.name, "machine": machine(), "rows": rows}
-    path = write("http", payload)
+    path = write("http_overhead", payload)
     print(f"wrote {path.relative_to(path.parents[2])}")
     return 0
 
