@@ -11,14 +11,13 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from assistant import sharing
 from assistant.options import Option
+from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
-from tools import info, similarity, tokens
-from tools import embed as embed_tool, neighbors, static, words  # issue 3
-from tools import attention, selfattn, syntax  # issue 4
-from tools import projection, vocab as vocab_tool  # issue 6
-from assistant import sharing  # issue 8
-from assistant.sharing import FollowUpSpec  # issue 8
+from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
+from tools import embed as embed_tool
+from tools import vocab as vocab_tool
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
@@ -56,11 +55,13 @@ def _model(ctx: Context, inv: Invocation) -> Result:
     return info.describe(ctx.model())
 
 
-def using(tool: Callable[..., Result]) -> Callable[[Context, Invocation], Result]:
-    """The usual handler: ``tool(conversation model, texts, **options)``."""
+def using(tool: Callable[..., Result], progress: bool = False) -> Callable[[Context, Invocation], Result]:
+    """The usual handler: ``tool(conversation model, texts, **options)``, plus the page's progress bar
+    for long tools."""
 
     def handler(ctx: Context, inv: Invocation) -> Result:
-        return tool(ctx.model(), inv.texts, **inv.options)
+        extra = {"progress": ctx.progress} if progress else {}
+        return tool(ctx.model(), inv.texts, **extra, **inv.options)
 
     handler.__name__ = f"using_{tool.__name__}"
     return handler
@@ -252,7 +253,7 @@ COMMANDS: list[CommandSpec] = [
          "--level sentences",
          "project The bank of the river. | The bank raised its rates. --dims 3 --method tsne",
          "project I deposited money at the bank. --basis vocab"),
-        lambda ctx, inv: projection.project(ctx.model(), inv.texts, progress=ctx.progress, **inv.options),
+        using(projection.project, progress=True),
         texts=(1, None), texts_hint="one or more texts separated by `|` (3 or more with --level sentences)",
         options=(
             Option("level", "choice", "a point per token (with each text's sentence vector) or per text",
@@ -274,7 +275,7 @@ COMMANDS: list[CommandSpec] = [
         "vocab [--n N] [--method pca|tsne|umap] [--color length|vowels|number|subword|special] [--dims 2|3]",
         ("vocab", "vocab --n 30000 --color subword", "vocab --n 1600 --method tsne --color number",
          "vocab --color vowels --dims 3"),
-        lambda ctx, inv: vocab_tool.vocab(ctx.model(), inv.texts, progress=ctx.progress, **inv.options),
+        using(vocab_tool.vocab, progress=True),
         texts=(0, 0),
         options=(
             Option("n", "int", "the first N rows of the matrix ([unused...] rows among them are skipped)",
