@@ -6,8 +6,9 @@ same process with the repeats interleaved. Workload: the 2,758 sentences of the
 STS-B test split (columns 5 and 6). Ours goes through ``tools.vectors``
 (deduplicated, length-sorted token-capped batches, ``sdpa``, thread count by
 size and machine load), with the encoding cache cleared before each timed run
-(cold); the warm-cache rerun and the int8 fast path (``minilm:int8``) are
-reported beside it. Vectors are compared after sbert pooling (max abs difference
+(cold); the warm-cache rerun and the int8 fast path (``minilm:int8``: an int8
+ONNX export run by ONNX Runtime, see tools.hub.onnx_int8) are reported beside
+it. Vectors are compared after sbert pooling (max abs difference
 must be <= 1e-5), and each variant's STS-B Spearman is computed from them.
 
     .venv/bin/python bench/throughput.py [--repeats 3] [--limit N] [--skip-fast]
@@ -78,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = {"sentence-transformers": peer, "sentence-transformers 1 thread": peer_one_thread, "ours": ours(lm)}
     models = {"ours": lm}
     if fast is not None:
+        if fast._extras.get("onnx_path") is None:
+            print("note: no ONNX export (is the `onnx` package installed?); int8 runs on PyTorch")
         runs["ours int8"] = ours(fast)
         models["ours int8"] = fast
 
@@ -115,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{default_threads} threads)", "machine": machine(), "sentences": n,
         "distinct_sentences": len(set(sentences)), "repeats": args.repeats, "rows": rows,
         "max_abs_diff_vs_peer": max_diff, "same_vectors_1e-5": max_diff <= 1e-5,
+        "int8_engine": (None if fast is None else
+                        "onnxruntime" if fast._extras.get("onnx_path") else "torch dynamic quantisation"),
         "spearman_drop_int8": (round(scores["ours"] - scores["ours int8"], 5) if "ours int8" in scores else None),
         "cache_cold_runs": stats_cold.describe(), "cache_after_warm_runs": stats_warm.describe(),
     }
@@ -124,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"  {r['run']:<30} {r['median_s']:>8.2f} s  {r['sentences_per_s']:>8.1f} sent/s  "
                 f"{r['vs_sentence_transformers']:>5.2f}x sentence-transformers  Spearman {r['spearman']:.4f}")
+    if fast is not None:
+        print(f"  int8 fast path engine: {payload['int8_engine']}")
     print(f"  same vectors as sentence-transformers: max |diff| {max_diff:.2e} (<= 1e-5: {max_diff <= 1e-5})")
     if payload["spearman_drop_int8"] is not None:
         print(f"  int8 Spearman drop vs full precision: {payload['spearman_drop_int8']:+.4f} (target <= 0.005)")

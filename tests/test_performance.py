@@ -212,3 +212,45 @@ def test_every_command_on_the_fast_path_answers_or_refuses_in_one_sentence(fast_
     refused = run("selfattn The cat sat on the mat --layer 2", session)
     assert not refused.ok and "int8" in refused.error and "run it on `minilm`" in refused.error
     assert run("attend The cat sat on the mat --layer 2 --head 1", session).ok
+
+
+def test_fast_path_runs_hidden_states_in_onnx_runtime_and_attentions_in_torch(lm, fast_lm, monkeypatch):
+    import tempfile
+    from pathlib import Path
+
+    import tools.vectors as vectors
+
+    path = Path(fast_lm.extra("onnx_path", lambda m: None))
+    assert path.is_file() and Path(tempfile.gettempdir()) in path.parents  # exported at load time, outside the repo
+    assert Path(__file__).resolve().parents[1] not in path.resolve().parents
+    sessions = []
+    real = vectors.onnx_session
+
+    def counting(model, threads):
+        session = real(model, threads)
+        if model is fast_lm:
+            sessions.append(session)
+        return session
+
+    monkeypatch.setattr(vectors, "onnx_session", counting)
+    clear_cache(fast_lm)
+    clear_cache(lm)
+    quick, full = encode(fast_lm, TEXTS), encode(lm, TEXTS)
+    assert sessions and all(s is not None for s in sessions)  # every hidden-state pass ran in ONNX Runtime
+    for q, f in zip(quick, full):
+        assert q.tokens == f.tokens and q.hidden_states.shape == f.hidden_states.shape == (lm.num_layers + 1,
+                                                                                         len(f.tokens), 384)
+        assert q.attentions is None
+        assert torch.isfinite(q.hidden_states).all()
+        for layer in range(lm.num_layers + 1):  # every layer, not only the one pooling reads
+            cos = torch.nn.functional.cosine_similarity(q.hidden_states[layer].mean(0),
+                                                        f.hidden_states[layer].mean(0), dim=0)
+            assert cos.item() >= INT8_MIN_COSINE
+    sessions.clear()
+    clear_cache(fast_lm)
+    with_attn = encode(fast_lm, TEXTS[:2], attentions=True)
+    assert not sessions  # attentions stay on the PyTorch int8 encoder
+    assert with_attn[0].attentions.shape[:2] == (lm.num_layers, lm.num_heads)
+    vec_quick, _ = sentence_vectors(fast_lm, TEXTS, Pooling.SBERT)
+    vec_full, _ = sentence_vectors(lm, TEXTS, Pooling.SBERT)
+    assert torch.nn.functional.cosine_similarity(vec_quick, vec_full, dim=1).min().item() >= INT8_MIN_COSINE

@@ -367,9 +367,13 @@ def split_fast(name: str) -> tuple[str, bool]:
 
 
 def quantize(lm: LoadedModel) -> LoadedModel:
-    """The fast path: the encoder's Linear layers as int8 with dynamic quantisation (CPU only).
+    """The fast path: the encoder in int8 with dynamic quantisation (CPU only).
 
-    Weights are quantised per output channel; activations per batch. The model's
+    Hidden-state passes run an int8 ONNX export in ONNX Runtime (:func:`onnx_int8`);
+    passes with attention weights, and the fallback where no export can be made,
+    run the PyTorch encoder with its Linear layers in int8 (the feed-forward output
+    projections of the first half stay float32). Weights are quantised per output
+    channel; activations per batch. The model's
     name gains ``:int8``, so every reply names it. Scores move a little
     (bench/throughput.py measures STS-B Spearman against full precision).
     """
@@ -380,6 +384,7 @@ def quantize(lm: LoadedModel) -> LoadedModel:
 
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
+    onnx_path = onnx_int8(lm)  # from the float encoder, before it is quantised in place
     names = [n for n, m in lm.encoder.named_modules()
              if isinstance(m, torch.nn.Linear) and not _int8_sensitive(n, lm)]
     with warnings.catch_warnings():  # torch flags its quantized tensors as deprecated; they still work
@@ -387,7 +392,121 @@ def quantize(lm: LoadedModel) -> LoadedModel:
         encoder = quantize_dynamic(lm.encoder, {n: per_channel_dynamic_qconfig for n in names},
                                    dtype=torch.qint8, inplace=True)
     source = dataclasses.replace(lm.source, name=lm.source.name + FAST_SUFFIX)
-    return LoadedModel(source=source, tokenizer=lm.tokenizer, encoder=encoder.eval(), device=lm.device)
+    fast = LoadedModel(source=source, tokenizer=lm.tokenizer, encoder=encoder.eval(), device=lm.device)
+    if onnx_path is not None:
+        fast._extras["onnx_path"] = onnx_path
+    return fast
+
+
+#: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).
+_ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def onnx_int8(lm: LoadedModel) -> str | None:
+    """The fast path's hidden-state forward as an int8 ONNX model; its path, or None when it cannot be made.
+
+    The float encoder (``sdpa``) is exported with every hidden state as one output,
+    (L+1, batch, tokens, hidden), and its MatMuls quantised dynamically by ONNX
+    Runtime (per-channel int8 weights). The file lives in a temporary folder keyed
+    by the model's folder, its weights' dates and the library versions, so later
+    processes reuse it; nothing is written into the project. Attention weights are
+    not exported: passes that need them stay on the PyTorch int8 encoder.
+    """
+    import hashlib
+    import logging
+    import os
+    import tempfile
+
+    try:
+        import onnx  # noqa: F401  (torch's exporter needs it)
+        import onnxruntime
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError:
+        return None
+    folder = Path(lm.source.location)
+    stamp = [lm.source.location, torch.__version__, onnxruntime.__version__]
+    if folder.is_dir():
+        stamp += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir())
+                  if f.is_file()]
+    key = hashlib.sha256("|".join(stamp).encode()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{re.sub(r'[^A-Za-z0-9._-]', '_', lm.name)}-{key}"
+    final = target / "int8.onnx"
+    if final.is_file():
+        return str(final)
+    names = [n for n in _ONNX_INPUTS if n == "input_ids" or n in lm.tokenizer.model_input_names]
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=target))
+        _export(lm, names, work / "float.onnx")
+        quiet = logging.getLogger()  # the quantiser logs a pre-processing hint on the root logger
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)
+        try:
+            quantize_dynamic(str(work / "float.onnx"), str(work / "int8.onnx"), weight_type=QuantType.QInt8,
+                             per_channel=True, op_types_to_quantize=["MatMul"])
+        finally:
+            quiet.setLevel(level)
+        os.replace(work / "int8.onnx", final)  # atomic: a process beside this one sees all of it or none
+        for f in work.iterdir():
+            f.unlink()
+        work.rmdir()
+    except Exception as exc:  # an architecture the exporter cannot trace keeps the PyTorch int8 path
+        logging.getLogger(__name__).warning("ONNX export of %s failed (%s); using PyTorch int8", lm.name, exc)
+        return None
+    return str(final)
+
+
+def _export(lm: LoadedModel, names: list[str], path: Path) -> None:
+    import warnings
+
+    encoder = lm.encoder
+
+    class HiddenStates(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+            out = self.encoder(**dict(zip(names, inputs)), output_hidden_states=True)
+            return torch.stack(out.hidden_states, dim=0)
+
+    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102], [101, 2023, 102, 0, 0, 0]])
+    ids = ids.clamp(max=int(lm.config.vocab_size) - 1)
+    sample = {"input_ids": ids, "attention_mask": (ids != 0).long(), "token_type_ids": torch.zeros_like(ids)}
+    axes = {n: {0: "batch", 1: "tokens"} for n in names}
+    axes["hidden_states"] = {1: "batch", 2: "tokens"}
+    before = getattr(encoder.config, "_attn_implementation", None)
+    try:
+        if before not in (None, "sdpa"):
+            try:
+                encoder.set_attn_implementation("sdpa")
+            except (ValueError, ImportError):
+                pass
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(HiddenStates().eval(), tuple(sample[n] for n in names), str(path), dynamo=False,
+                              opset_version=17, input_names=names, output_names=["hidden_states"],
+                              dynamic_axes=axes)
+    finally:
+        if before is not None and getattr(encoder.config, "_attn_implementation", None) != before:
+            encoder.set_attn_implementation(before)
+
+
+def onnx_session(lm: LoadedModel, threads: int) -> Any:
+    """The fast path's ONNX Runtime session with ``threads`` intra-op threads, or None without one."""
+    path = lm._extras.get("onnx_path")
+    if path is None:
+        return None
+
+    def build(_: LoadedModel) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+    return lm.extra(f"onnx_session_{threads}", build)
 
 
 _FFN_OUT = re.compile(r"layer\.(\d+)\.output\.dense$")

@@ -15,7 +15,7 @@ import torch
 from tools.cache import ByteLRU, CacheStats
 from tools.errors import UserError
 from tools.gpu import gpu
-from tools.hub import LoadedModel
+from tools.hub import LoadedModel, onnx_session
 
 #: Batches are cut so that no batch holds more than this many (padded) tokens...
 MAX_BATCH_TOKENS = 8192
@@ -200,7 +200,8 @@ def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[
     """One forward pass over a batch; returns each row's states without padding, on CPU.
 
     Hidden states alone run through PyTorch's fused attention (``sdpa``), which
-    gives the same numbers faster; attentions need the eager implementation.
+    gives the same numbers faster, or on the int8 fast path through its ONNX
+    Runtime session; attentions need PyTorch's eager implementation.
     """
     tok = lm.tokenizer
     padded = tok.pad([{"input_ids": f.ids, "token_type_ids": f.type_ids} for f in batch], return_tensors="pt",
@@ -209,15 +210,29 @@ def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[
         padded.pop("token_type_ids", None)
     padded = {k: v.to(lm.device) for k, v in padded.items()}
     n_tokens = int(padded["input_ids"].numel())
-    with lm.lock, threads_for(n_tokens, thread_chooser(lm)), torch.inference_mode(), \
-            _attention_kind(lm, attentions):
-        out = lm.encoder(**padded, output_hidden_states=True, output_attentions=attentions)
-        on_cpu = lm.device.type == "cpu"  # on CPU, copy each row once; elsewhere move the batch at once
-        hidden = out.hidden_states if on_cpu else torch.stack(out.hidden_states, dim=1).float().cpu()
-        attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
+    threads = threads_for(n_tokens, thread_chooser(lm))
+    session = None if attentions or lm.device.type != "cpu" else onnx_session(lm, threads.wanted)
+    if session is not None:  # the fast path's int8 ONNX export: every hidden state, (L+1, B, T, D)
+        feed = {i.name: padded[i.name].numpy() for i in session.get_inputs()}
+        with lm.lock, threads:
+            stacked = torch.from_numpy(session.run(["hidden_states"], feed)[0])
+        hidden, attn, on_cpu = None, None, True
+    else:
+        stacked = None
+        with lm.lock, threads, torch.inference_mode(), _attention_kind(lm, attentions):
+            out = lm.encoder(**padded, output_hidden_states=True, output_attentions=attentions)
+            on_cpu = lm.device.type == "cpu"  # on CPU, copy each row once; elsewhere move the batch at once
+            hidden = out.hidden_states if on_cpu else torch.stack(out.hidden_states, dim=1).float().cpu()
+            attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
     result: dict[int, Encoded] = {}
     for row, f in enumerate(batch):
         n = len(f.ids)
+        if stacked is not None:
+            states = stacked[:, row, :n].clone()
+        elif on_cpu:
+            states = torch.stack([h[row, :n] for h in hidden]).float()
+        else:
+            states = hidden[row, :, :n, :].clone()  # (L+1, T, D), its own memory
         result[row] = Encoded(
             text=f.text,
             pair=f.pair,
@@ -225,8 +240,7 @@ def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> dict[
             tokens=tok.convert_ids_to_tokens(f.ids),
             offsets=f.offsets,
             sequence_ids=f.sequence_ids,
-            hidden_states=(torch.stack([h[row, :n] for h in hidden]).float() if on_cpu
-                           else hidden[row, :, :n, :].clone()),  # (L+1, T, D), its own memory
+            hidden_states=states,
             attentions=attn[row, :, :, :n, :n].clone() if attn is not None else None,
             dropped=f.dropped,
         )
