@@ -94,3 +94,10 @@ def test_compare_from_the_command_line_reports_every_pooling(run):
     assert [r[0] for r in rows] == ["cls", "mean", "max", "sbert"]
     assert all(0.5 < r[-1] <= 1.0 for r in rows)
     assert data["charts"][0]["vega_lite"]["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+
+
+def test_truncation_warnings_name_each_long_text_by_its_position(run):
+    long_text = ("word " * 600).strip()
+    reply = run(f"compare {long_text} | short text | {long_text}")
+    assert reply.ok, reply.error
+    assert [w.split(" was")[0] for w in reply.result.warnings] == ["Text 1", "Text 3"]

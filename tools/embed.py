@@ -19,7 +19,7 @@ from tools.hub import LoadedModel, as_model
 from tools.results import Artifact, Chart, Result, Table
 from tools.similarity import label
 from tools.timing import timed
-from tools.vectors import Encoded, Pooling, available_poolings, check_layer, sentence_vectors
+from tools.vectors import Encoded, Pooling, available_poolings, check_layer, sentence_vectors, truncation_warnings
 
 
 def _hidden_state_name(index: int) -> str:
@@ -57,8 +57,7 @@ def embed(
         raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
     sentences, encs = sentence_vectors(lm, texts, pooling, layer_index)
     sentences = sentences.float()
-    warnings = [f"Text {i + 1} was truncated to {lm.max_tokens} tokens: {e.dropped} tokens were dropped."
-                for i, e in enumerate(encs) if e.dropped]
+    warnings = truncation_warnings(lm, encs)
     if pooling is Pooling.SBERT and layer_index != lm.num_layers:
         warnings.append("sbert pooling always reads the last layer; the token vectors come from --layer.")
     labels = [label(i, t) for i, t in enumerate(texts)]

@@ -24,7 +24,7 @@ from tools.hub import LoadedModel, as_model
 from tools.results import Artifact, Chart, Result, Table
 from tools.similarity import label as text_label
 from tools.timing import timed
-from tools.vectors import Pooling, available_poolings, check_layer, encode, sentence_vectors
+from tools.vectors import Pooling, available_poolings, check_layer, encode, sentence_vectors, truncation_warnings
 
 Progress = Callable[[float, str], None]
 
@@ -251,11 +251,6 @@ def _layer_note(lm: LoadedModel, layer: int) -> str:
     return "layer 0 (the embedding output)" if layer == 0 else f"layer {layer} of {lm.num_layers}"
 
 
-def _truncation_warnings(texts: Sequence[str], encs: Sequence, lm: LoadedModel) -> list[str]:
-    return [f"Text {i + 1} was truncated to {lm.max_tokens} tokens: {e.dropped} tokens were dropped."
-            for i, e in enumerate(encs) if e.dropped]
-
-
 @timed("project")
 def project(
     model: LoadedModel | str | None,
@@ -366,7 +361,7 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report) -> Result
             f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)} "
             "Hover a point for its token, text and position; drag a box to list the tokens inside it.")
     text += "".join(f" {n}" for n in fitted.notes)
-    warnings = _truncation_warnings(texts, encs, lm)
+    warnings = truncation_warnings(lm, encs)
     if sampled:
         warnings.append(f"The chart shows {len(chart_frame):,} of {len(frame):,} points (a seeded sample, every "
                         "special token and sentence vector kept); the table has them all.")
@@ -409,7 +404,7 @@ def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Res
     tables = [Table("coordinates", frame)]
     if (ev := explained_table(fitted)) is not None:
         tables.append(ev)
-    return Result("project", text, tables, [Chart("projection", chart)], _truncation_warnings(texts, encs, lm),
+    return Result("project", text, tables, [Chart("projection", chart)], truncation_warnings(lm, encs),
                   lm.name, settings=settings, artifacts=downloads("project", frame, chart))
 
 
@@ -525,7 +520,7 @@ def _on_vocab_basis(lm, texts, method, dims, layer, settings, report) -> Result:
             f"{explained_sentence(fitted)} Contextual vectors were never part of the fit, so their spread "
             "shows how far the layers move a token away from its dictionary entry.")
     text += "".join(f" {n}" for n in (*notes, *fitted.notes))
-    warnings = _truncation_warnings(texts, encs, lm)
+    warnings = truncation_warnings(lm, encs)
     if sampled:
         warnings.append(f"The chart shows a seeded sample of {len(long):,} of {2 * len(table):,} points; "
                         "the table has them all.")

@@ -12,7 +12,8 @@ from tools.hub import LoadedModel, as_model
 from tools.results import Chart, Result, Table
 from tools.text import md
 from tools.timing import timed
-from tools.vectors import Pooling, available_poolings, check_layer, cosine_matrix, sentence_vectors
+from tools.vectors import (Pooling, available_poolings, check_layer, cosine_matrix, sentence_vectors,
+                           truncation_warnings)
 
 
 def label(index: int, text: str, width: int = 40) -> str:
@@ -62,12 +63,7 @@ def compare(
     for p in poolings:
         vectors, encs = sentence_vectors(lm, texts, p, layer_index)
         matrices[p] = cosine_matrix(vectors)
-    for e in encs:
-        if e.dropped:
-            warnings.append(
-                f"Text {texts.index(e.text) + 1} was truncated to {lm.max_tokens} tokens: "
-                f"{e.dropped} tokens were dropped."
-            )
+    warnings += truncation_warnings(lm, encs)
     if Pooling.SBERT in poolings and layer is not None and layer_index != lm.num_layers:
         warnings.append("sbert pooling always reads the last layer; --layer applies to the other poolings.")
     layer_note = f"layer {layer_index} of {lm.num_layers}" if layer_index != lm.num_layers else "last layer"

@@ -27,7 +27,7 @@ from tools.results import Chart, Result, Table
 from tools.similarity import label
 from tools.text import code, md
 from tools.timing import timed
-from tools.vectors import Pooling, available_poolings, cosine_matrix, sentence_vectors
+from tools.vectors import Pooling, available_poolings, cosine_matrix, sentence_vectors, truncation_warnings
 
 #: Bars stay readable up to this many pairs; the tables always hold them all.
 MAX_CHART_PAIRS = 30
@@ -259,8 +259,7 @@ def _sentence_mode(lm: LoadedModel, texts: Sequence[str], pool: str) -> Result:
     pairs = pd.DataFrame([{"a": labels[i], "b": labels[j], f"{GLOVE} (mean of words)": float(static_cos[i, j]),
                            model_col: float(model_cos[i, j])}
                           for i, j in itertools.combinations(range(len(texts)), 2)])
-    warnings = [f"Text {i + 1} was truncated to {lm.max_tokens} tokens: {e.dropped} tokens were dropped."
-                for i, e in enumerate(encs) if e.dropped]
+    warnings = truncation_warnings(lm, encs)
     oov = [r["text"] for r in used_rows if r["unknown words"]]
     if oov:
         warnings.append(f"{GLOVE} skipped words it does not know in {len(oov)} text(s); see the `glove words` table.")

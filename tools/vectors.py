@@ -94,6 +94,12 @@ def check_layer(lm: LoadedModel, layer: int | None) -> int:
     return layer
 
 
+def truncation_warnings(lm: LoadedModel, encs: Sequence[Encoded]) -> list[str]:
+    """One sentence per input that was cut at the model's limit, numbered as the user typed them."""
+    return [f"Text {i + 1} was truncated to {lm.max_tokens} tokens: {e.dropped} tokens were dropped."
+            for i, e in enumerate(encs) if e.dropped]
+
+
 def encode(
     lm: LoadedModel,
     texts: Sequence[str],
