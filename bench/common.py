@@ -114,6 +114,17 @@ def write(name: str, payload: dict[str, object]) -> Path:
     return path
 
 
+def command_bench_args(description: str, argv: list[str] | None = None):
+    """The options every per-command benchmark takes: repeats, heavy repeats, a command subset."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--heavy-repeats", type=int, default=3, help="repeats for commands slower than 3 s")
+    parser.add_argument("--only", default="", help="comma-separated command names")
+    return parser.parse_args(argv)
+
+
 def quiet_libraries() -> None:
     """No progress bars or info logs from transformers / sentence-transformers in the output."""
     import logging

@@ -12,7 +12,6 @@ Gradio). The encoding cache is cleared before each ``run`` call.
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import sys
@@ -23,7 +22,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, os.path.dirname(_HERE))
 
-from bench.common import machine, percentile, quiet_libraries, write  # noqa: E402
+from bench.common import command_bench_args, machine, percentile, quiet_libraries, write  # noqa: E402
 
 
 def free_port() -> int:
@@ -33,11 +32,7 @@ def free_port() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--heavy-repeats", type=int, default=3, help="repeats for commands slower than 3 s")
-    parser.add_argument("--only", default="", help="comma-separated command names")
-    args = parser.parse_args(argv)
+    args = command_bench_args(__doc__.split("\n")[0], argv)
     quiet_libraries()
     import logging
 

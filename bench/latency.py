@@ -19,11 +19,10 @@ so ``again``, ``history`` and ``export`` have a past. p50 / p95 are over the rep
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 
-from common import SETUP_LINE, machine, percentile, quiet_libraries, write  # noqa: I001
+from common import SETUP_LINE, command_bench_args, machine, percentile, quiet_libraries, write  # noqa: I001
 
 
 @contextlib.contextmanager
@@ -69,11 +68,7 @@ def notebook_way():
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--heavy-repeats", type=int, default=3, help="repeats for commands slower than 3 s")
-    parser.add_argument("--only", default="", help="comma-separated command names")
-    args = parser.parse_args(argv)
+    args = command_bench_args(__doc__.split("\n")[0], argv)
     quiet_libraries()
     import logging
     import time
