@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import tempfile
@@ -16,39 +17,62 @@ import pandas as pd  # noqa: E402
 
 from assistant.commands import COMMANDS  # noqa: E402
 from assistant.dispatch import Reply, execute  # noqa: E402
-from assistant.render import chat_content, write_downloads  # noqa: E402
+from assistant.export import export_artifacts  # noqa: E402
+from assistant.render import write_downloads  # noqa: E402
+from assistant.reply_html import reply_payload  # noqa: E402
+from assistant.sharing import META, link_html, page_address, permalink  # noqa: E402
 from assistant.spec import Session  # noqa: E402
-from assistant.export import export_artifacts  # noqa: E402  (issue 8)
-from assistant.sharing import COPY_SCRIPT, META, link_html, page_address, permalink  # noqa: E402  (issue 8)
+from assistant.vega import bundle_path  # noqa: E402
 from tools.config import Settings  # noqa: E402
 from tools.errors import UserError  # noqa: E402
 from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
-from tools.text import md  # noqa: E402
 
-CSS = """
-.reply-table-wrap { max-height: 420px; overflow: auto; }
-.reply-table { border-collapse: collapse; font-size: 0.85em; }
-.reply-table th, .reply-table td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: left; }
-.reply-note, .reply-caption { font-size: 0.85em; margin: 4px 0; }
-.answer-link { font-size: 0.85em; margin: 2px 0; }
-.answer-link button.copy-link { margin-left: 6px; padding: 0 8px; border: 1px solid #bbb; border-radius: 4px; }
-"""
+STATIC = Path(__file__).resolve().parent / "static"
 
 log = logging.getLogger("assistant")
 
-INTRO = (
-    "Ask the model about text: `compare A | B` for sentence similarity, `tokenize text` for word pieces, "
-    "`model` for its facts, `help` for every command. Texts are separated by `|`, options start with `--`."
+INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --) or pick a "
+         "question below; help lists every command.")
+
+#: What a first-time visitor can click: the questions the source notebooks ask, each as the command
+#: that answers it.
+STARTERS: tuple[tuple[str, str], ...] = (
+    ("Are these two sentences paraphrases?",
+     "compare In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
+     "in 1995, those numbers matched. --pool all"),
+    ("Is 'bank' the same vector in 'river bank' and 'bank loan'?",
+     "word bank | We sat on the river bank. | The bank approved my loan."),
+    ("Which heads look at the previous word?", "attend The cat sat on the mat because it was tired."),
+    ("Where do tokens land in 2-D?",
+     "project The bank of the river. | The bank raised its rates."),
+    ("How good is CLS pooling on STS-B?", "benchmark --sample 300 --pool cls,mean"),
+    ("What does the model put in place of [MASK]?", "mask The [MASK] sat on the mat."),
 )
 
 
+def starters_html() -> str:
+    """The empty log: a line of welcome and the starter questions, each one click from its answer."""
+    buttons = "".join(
+        f"<button type='button' class='starter' data-run='{html.escape(line, quote=True)}' "
+        f"title='{html.escape(line, quote=True)}'>{html.escape(question)}</button>"
+        for question, line in STARTERS)
+    return (f"<div class='log' role='log' aria-live='polite'><div class='starters'>"
+            f"<p>{html.escape(INTRO)}</p><div class='starter-list'>{buttons}</div></div></div>")
+
+
 def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.Blocks:
-    """The whole page. One ``hub`` (models) is shared; each visitor gets their own Session."""
+    """The whole page. One ``hub`` (models) is shared; each visitor gets their own Session.
+
+    The conversation lives on the server (the visitor's Session) and in the page's log; each
+    command sends only its line and receives only its own reply (``reply``, a hidden JSON value
+    that the page's script appends to the log and draws), so a command costs the same at turn 50
+    as at turn 1.
+    """
     settings = settings or Settings.from_env()
     hub = hub or ModelHub(settings)
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
-    def respond(line: str, history: list, session: Session, model_name: str, mlm_name: str,
+    def respond(line: str, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
         session.mlm_model = mlm_name or ""
         if request is not None:
@@ -59,15 +83,12 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         else:
             reply = execute(line or "", session, hub, settings,
                             progress=lambda fraction, message: progress(fraction, desc=message))
-        content = chat_content(reply)
         turn = session.turns[-1] if reply.ok and session.turns else None
-        if turn is not None and turn.result.command not in META:  # every answer carries its permalink (issue 8)
-            content.append(gr.HTML(link_html(permalink(session.base_url, turn.line, turn.model)),
-                                   container=False, padding=False))
-        history = list(history or [])
-        history.append(gr.ChatMessage(role="user", content=md(line or "") or "(empty)"))
-        history.append(gr.ChatMessage(role="assistant", content=content))
-        return ("" if reply.ok else line, history, session, *_side_panel(reply),
+        link = ""
+        if turn is not None and turn.result.command not in META:  # every answer carries its permalink
+            link = link_html(permalink(session.base_url, turn.line, turn.model))
+        payload = reply_payload(reply, link)
+        return ("" if reply.ok else line, payload, session, *_side_panel(reply),
                 gr.update(value=session.model or settings.model))
 
     def _switch_model(session: Session, model_name: str) -> str | None:
@@ -81,16 +102,16 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         session.model = model_name  # named, so permalinks and history carry the model
         return None
 
-    def on_load(history: list, session: Session, model_name: str, mlm_name: str, request: gr.Request,
+    def on_load(session: Session, model_name: str, mlm_name: str, request: gr.Request,
                 progress: gr.Progress = gr.Progress()):
-        """A permalink (``?q=<command>&model=<name>``) runs its command as the page opens (issue 8)."""
+        """A permalink (``?q=<command>&model=<name>``) runs its command as the page opens."""
         params = dict(request.query_params) if request is not None else {}
         line, wanted = str(params.get("q") or "").strip(), str(params.get("model") or "").strip()
         if request is not None:
             session.base_url = page_address(dict(request.headers))
         if not line:
-            return (gr.update(), history, session, gr.update(), gr.update(), gr.update(), gr.update())
-        return respond(line, history, session, wanted or model_name, mlm_name, request, progress)
+            return (gr.update(), gr.update(), session, gr.update(), gr.update(), gr.update())
+        return respond(line, session, wanted or model_name, mlm_name, request, progress)
 
     def run(command: str, model: str = "") -> dict[str, Any]:
         """Run one assistant command line and return its JSON (ok, text, tables, charts, error).
@@ -105,46 +126,43 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
 
     with gr.Blocks(title="Embedding assistant") as demo:
         session = gr.State(Session())  # deep-copied per visitor; a callable would add a public load API (MCP tool)
-        gr.HTML("", js_on_load=COPY_SCRIPT, container=False, padding=False, elem_id="copy-links")  # issue 8
-        gr.Markdown("## Embedding assistant\n" + INTRO)
-        with gr.Row():
-            with gr.Column(scale=3):
-                chatbot = gr.Chatbot(label="Conversation", height=680, allow_tags=False,
-                                     sanitize_html=True, buttons=["copy"])
-                with gr.Row():
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3, min_width=560):
+                gr.HTML(starters_html(), elem_id="conversation", container=False, padding=False,
+                        js_on_load=None)
+                with gr.Row(elem_id="command-row"):
                     box = gr.Textbox(placeholder="compare A cat sat on the mat. | A kitten sat on the rug.",
                                      show_label=False, scale=8, lines=1, max_lines=6, autofocus=True,
                                      elem_id="command-box")
-                    send = gr.Button("Run", variant="primary", scale=1, elem_id="run-button")
-                gr.Examples([[spec.examples[0]] for spec in COMMANDS], inputs=box, label="Examples (click, then Run)")
-            with gr.Column(scale=2):
-                with gr.Row():
-                    model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
-                                        info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
-                    mlm = gr.Dropdown(list(dict.fromkeys([settings.mlm_model, *ALIASES])), value=settings.mlm_model,
-                                      label="Masked-LM model for `mask`", allow_custom_value=True,
-                                      info="used when the model above has no masked-LM head")
-                plot = gr.Plot(label="Chart of the latest reply")
-                table = gr.Dataframe(label="Full table of the latest reply", interactive=False, wrap=True,
-                                     max_height=420)
+                    send = gr.Button("Run", variant="primary", scale=1, min_width=80, elem_id="run-button")
+                reply = gr.JSON(visible=False, elem_id="reply-carrier")
+            with gr.Column(scale=1, min_width=320, elem_id="side-panel"):
+                model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
+                                    info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
+                mlm = gr.Dropdown(list(dict.fromkeys([settings.mlm_model, *ALIASES])), value=settings.mlm_model,
+                                  label="Masked-LM model for `mask`", allow_custom_value=True,
+                                  info="used when the model above has no masked-LM head")
+                table = gr.Dataframe(label="Full table of the latest reply (click a header to sort)",
+                                     interactive=False, wrap=True, max_height=360, elem_id="full-table")
                 files = gr.File(label="Downloads of the latest reply (CSV, JSON)", file_count="multiple",
-                                interactive=False)
+                                interactive=False, elem_id="downloads")
                 upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
                                  file_types=[".tsv", ".csv", ".jsonl", ".txt"], file_count="single",
                                  elem_id="upload")
-                with gr.Row():  # issue 8: the whole conversation, for keeping or sending
-                    export_md = gr.Button("Export conversation: Markdown (.zip)", size="sm",
-                                          elem_id="export-markdown")
-                    export_html = gr.Button("Export conversation: HTML (opens offline)", size="sm",
-                                            elem_id="export-html")
+                with gr.Row():
+                    export_md = gr.Button("Export: Markdown (.zip)", size="sm", elem_id="export-markdown")
+                    export_html = gr.Button("Export: HTML (offline)", size="sm", elem_id="export-html")
                 exported = gr.File(label="Conversation export", interactive=False, elem_id="export-files")
-        outputs = [box, chatbot, session, plot, table, files, model]
-        inputs = [box, chatbot, session, model, mlm]
-        send.click(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
-        box.submit(respond, inputs, outputs, api_visibility="private", concurrency_id="commands")
+        outputs = [box, reply, session, table, files, model]
+        inputs = [box, session, model, mlm]
+        show = "(payload) => window.assistant.append(payload)"
+        for trigger in (send.click, box.submit):
+            trigger(respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
+                    js="(...args) => window.assistant.ask(...args)", show_progress_on=[box]
+                    ).then(None, [reply], None, js=show, api_visibility="private")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
-        demo.load(on_load, [chatbot, session, model, mlm], outputs, api_visibility="private",
-                  concurrency_id="commands")  # permalinks (issue 8)
+        demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
+                  concurrency_id="commands").then(None, [reply], None, js=show, api_visibility="private")
         export_md.click(_export_markdown, [session], [exported], api_visibility="private")
         export_html.click(_export_html, [session], [exported], api_visibility="private")
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
@@ -199,14 +217,13 @@ def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
     return session, gr.update()
 
 
-def _side_panel(reply: Reply) -> tuple[Any, Any, Any]:
-    """The latest reply's first chart, its largest table, and its downloads."""
+def _side_panel(reply: Reply) -> tuple[Any, Any]:
+    """The latest reply's largest table (whole and sortable) and its downloads."""
     if reply.result is None:
-        return gr.update(), gr.update(), gr.update()
+        return gr.update(), gr.update()
     r = reply.result
-    chart = r.charts[0].chart if r.charts else None
     frame = max((t.frame for t in r.tables), key=len) if r.tables else pd.DataFrame()
-    return chart, frame, write_downloads(r)
+    return frame, write_downloads(r)
 
 
 def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None = 7860, share: bool = False,
@@ -229,6 +246,11 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
 
 
 def launch_options(settings: Settings) -> dict[str, Any]:
-    """What every launch of the page needs: no tracebacks to visitors, uploads capped, no analytics."""
-    return {"css": CSS, "show_error": False, "max_file_size": f"{settings.max_upload_mb}mb",
-            "enable_monitoring": False}
+    """What every launch of the page needs: its script, style and chart library (served by the app,
+    no CDN), no tracebacks to visitors, uploads capped, no analytics."""
+    bundle = bundle_path()
+    gr.set_static_paths([str(bundle.parent)])
+    head = f"<script type='module' src='gradio_api/file={html.escape(str(bundle), quote=True)}'></script>"
+    return {"css": (STATIC / "page.css").read_text(encoding="utf-8"),
+            "js": (STATIC / "page.js").read_text(encoding="utf-8"), "head": head,
+            "show_error": False, "max_file_size": f"{settings.max_upload_mb}mb", "enable_monitoring": False}

@@ -1,0 +1,145 @@
+() => {
+  // The conversation log of the page. The server sends only each new reply (its HTML and its
+  // charts' Vega-Lite specs); this script appends it to the log, draws its charts with the
+  // offline vega-embed bundle, scrolls so the new reply's first line is at the top of the view,
+  // and turns the charts of old replies into "Show chart" buttons so a long conversation stays light.
+  if (window.assistant) return;
+  const A = (window.assistant = {
+    seen: new Set(),  // payload ids already shown (a re-sent payload is never shown twice)
+    specs: new Map(), // chart id -> Vega-Lite spec, kept so an old chart can be drawn again
+    views: new Map(), // chart id -> live Vega view
+    errors: [],       // charts that could not be drawn (tests read this)
+    keepLive: 12,     // replies whose charts stay drawn
+    turns: 0,
+  });
+
+  const log = () => document.querySelector("#conversation .log");
+  const box = () => document.querySelector("#command-box textarea");
+
+  function scrollToTop(el) {
+    const container = log();
+    if (!container || !el) return;
+    container.scrollTop = el.offsetTop - container.offsetTop - 8;
+  }
+
+  // Called by the command event before the request leaves: the question shows at once.
+  A.ask = (...args) => {
+    const container = log();
+    const line = String(args[0] ?? "");
+    if (container) {
+      const ask = document.createElement("div");
+      ask.className = "ask";
+      ask.textContent = line || "(empty)";
+      const pending = document.createElement("div");
+      pending.className = "pending";
+      pending.textContent = "Working…";
+      container.append(ask, pending);
+      scrollToTop(ask);
+    }
+    return args;
+  };
+
+  async function draw(el, id) {
+    const spec = A.specs.get(id);
+    if (!spec || !window.vegaEmbed) {
+      A.errors.push(`${id}: ${window.vegaEmbed ? "no spec" : "the chart library did not load"}`);
+      el.textContent = "This chart could not be drawn here; its table and the JSON download hold every number.";
+      return;
+    }
+    try {
+      const result = await window.vegaEmbed(el, spec, {
+        actions: { export: true, source: false, compiler: false, editor: false },
+        renderer: "canvas",
+      });
+      A.views.set(id, result.view);
+    } catch (err) {
+      A.errors.push(`${id}: ${err && err.message ? err.message : err}`);
+      el.textContent = "This chart could not be drawn here; its table and the JSON download hold every number.";
+    }
+  }
+
+  function rest(reply) {
+    // Old replies keep their text and tables; their charts become buttons that draw them again.
+    for (const el of reply.querySelectorAll(".chart[data-chart]")) {
+      const id = el.dataset.chart;
+      const view = A.views.get(id);
+      if (view) { view.finalize(); A.views.delete(id); }
+      el.innerHTML = "";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "redraw";
+      button.dataset.chart = id;
+      button.textContent = "Show chart";
+      el.append(button);
+    }
+  }
+
+  // Called after the command event: append the new reply, draw its charts, scroll to it.
+  A.append = async (payload) => {
+    // The value arrives as the page framework's reactive proxy: take a plain copy first.
+    payload = payload ? JSON.parse(JSON.stringify(payload)) : payload;
+    if (!payload || !payload.id || A.seen.has(payload.id)) {
+      // The event failed before a new reply arrived: say so where the question waits.
+      const pending = log() && log().querySelector(".pending:last-child");
+      if (pending) { pending.className = "reply error"; pending.textContent = "The server did not answer this one; your conversation is kept, try again."; }
+      return [];
+    }
+    A.seen.add(payload.id);
+    const container = log();
+    if (!container) return [];
+    const pending = container.querySelector(".pending");
+    const reply = document.createElement("div");
+    reply.className = "reply" + (payload.ok ? "" : " error");
+    reply.dataset.turn = String(++A.turns);
+    reply.innerHTML = payload.html;
+    if (pending) pending.replaceWith(reply); else container.append(reply);
+    const ask = reply.previousElementSibling;
+    scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
+    const draws = [];
+    for (const chart of payload.charts || []) {
+      A.specs.set(chart.id, chart.spec);
+      const el = reply.querySelector(`.chart[data-chart="${chart.id}"]`);
+      if (el) draws.push(draw(el, chart.id));
+    }
+    await Promise.all(draws);
+    scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
+    reply.dataset.done = "1";
+    const replies = container.querySelectorAll(".reply");
+    for (let i = 0; i < replies.length - A.keepLive; i++) {
+      if (replies[i].dataset.rested !== "1") { rest(replies[i]); replies[i].dataset.rested = "1"; }
+    }
+    return [];
+  };
+
+  function fill(line, run) {
+    const el = box();
+    if (!el) return;
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+    setter.call(el, line);
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.focus();
+    if (run) setTimeout(() => document.querySelector("#run-button").click(), 0);
+  }
+
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest("[data-fill], [data-run], button.redraw, button.copy-link");
+    if (!target) return;
+    if (target.matches("button.redraw")) {
+      const holder = target.parentElement;
+      holder.innerHTML = "";
+      draw(holder, target.dataset.chart);
+    } else if (target.matches("button.copy-link")) {
+      const link = new URL(target.dataset.link, window.location.href).href;
+      const done = () => { target.textContent = "Copied"; setTimeout(() => { target.textContent = "Copy link"; }, 1500); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(link).then(done, () => window.prompt("Copy this link", link));
+      } else {
+        window.prompt("Copy this link", link);
+      }
+    } else if (target.dataset.run !== undefined) {
+      fill(target.dataset.run, true);
+    } else {
+      fill(target.dataset.fill, false);
+    }
+  });
+}
