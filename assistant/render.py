@@ -1,81 +1,15 @@
-"""Result -> chat messages, terminal text, download files. User text is always escaped."""
+"""Result -> terminal text and download files (the page's replies are written by ``assistant.reply_html``)."""
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from assistant.dispatch import Reply
 from tools.results import Result
-from tools.text import md
-
-CHAT_ROWS = 20
-
-
-def table_html(frame: pd.DataFrame, max_rows: int = CHAT_ROWS) -> str:
-    """An escaped HTML table of at most ``max_rows`` rows, saying how many were left out."""
-    shown = frame.head(max_rows)
-    body = shown.to_html(index=False, escape=True, border=0, classes="reply-table",
-                         float_format=lambda v: f"{v:.4f}")
-    note = ""
-    if len(frame) > max_rows:
-        note = (f"<p class='reply-note'>Showing {max_rows} of {len(frame):,} rows; "
-                "the full table is in the side panel and the downloads.</p>")
-    return f"<div class='reply-table-wrap'>{body}{note}</div>"
-
-
-def reply_markdown(reply: Reply) -> str:
-    """The reply's text part: the summary, its warnings and the footer that reproduces it."""
-    if reply.result is None:
-        return f"⚠️ {md_error(reply.error or '')}"
-    r = reply.result
-    parts = [r.text]
-    parts += [f"⚠️ {md_error(w)}" for w in r.warnings]
-    choices = ", ".join(f"{k}={v}" for k, v in r.settings.items() if v not in (None, False, ""))
-    footer = f"<sub>{r.command} · {md(r.model) if r.model else 'no model'}"
-    footer += f" · {md(choices)}" if choices else ""
-    footer += f" · {r.elapsed_ms:,.0f} ms</sub>"
-    parts.append(footer)
-    return "\n\n".join(parts)
-
-
-_CODE_SPAN = re.compile(r"(`+)(.*?)\1", re.S)
-
-
-def md_error(message: str) -> str:
-    """Escape an error or warning sentence outside its code spans (which hold the user text)."""
-    out, pos = [], 0
-    for match in _CODE_SPAN.finditer(message):
-        out.append(_escape_prose(message[pos:match.start()]))
-        out.append(match.group(0))
-        pos = match.end()
-    out.append(_escape_prose(message[pos:]))
-    return "".join(out)
-
-
-def _escape_prose(text: str) -> str:
-    return html.escape(text, quote=False).replace("[", "\\[").replace("]", "\\]").replace("!", "\\!")
-
-
-def chat_content(reply: Reply) -> list[Any]:
-    """The parts of an assistant message: markdown, then each chart, then each table."""
-    import gradio as gr
-
-    parts: list[Any] = [reply_markdown(reply)]
-    if reply.result is None:
-        return parts
-    for chart in reply.result.charts:
-        parts.append(gr.Plot(chart.chart, label=chart.name, show_label=False))
-    for table in reply.result.tables:
-        caption = f"<p class='reply-caption'><b>{html.escape(table.name)}</b></p>"
-        parts.append(gr.HTML(caption + table_html(table.frame)))
-    return parts
 
 
 def terminal_text(reply: Reply, max_rows: int = 40) -> str:

@@ -11,6 +11,7 @@ raw HTML turned off, tables are escaped by pandas, code spans stay code.
 from __future__ import annotations
 
 import html
+import re
 import uuid
 from typing import Any
 
@@ -18,7 +19,6 @@ import pandas as pd
 from markdown_it import MarkdownIt
 
 from assistant.dispatch import Reply
-from assistant.render import md_error
 from tools.results import Table
 
 #: Rows of the first table shown open; the rest of it (up to FOLDED_ROWS) is one click away.
@@ -27,6 +27,24 @@ OPEN_ROWS = 8
 FOLDED_ROWS = 200
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+
+
+_CODE_SPAN = re.compile(r"(`+)(.*?)\1", re.S)
+
+
+def md_error(message: str) -> str:
+    """Escape an error or warning sentence outside its code spans (which hold the user text)."""
+    out, pos = [], 0
+    for match in _CODE_SPAN.finditer(message):
+        out.append(_escape_prose(message[pos:match.start()]))
+        out.append(match.group(0))
+        pos = match.end()
+    out.append(_escape_prose(message[pos:]))
+    return "".join(out)
+
+
+def _escape_prose(text: str) -> str:
+    return html.escape(text, quote=False).replace("[", "\\[").replace("]", "\\]").replace("!", "\\!")
 
 
 def markdown_html(text: str) -> str:

@@ -69,25 +69,6 @@ def link_html(url: str) -> str:
             "</div>")
 
 
-#: Installed once by the page (gr.HTML js_on_load): a click on any "Copy link" button copies its link.
-COPY_SCRIPT = """
-if (!window.__assistantCopyLinks) {
-  window.__assistantCopyLinks = true;
-  document.addEventListener('click', (event) => {
-    const button = event.target.closest('button.copy-link');
-    if (!button) return;
-    const link = new URL(button.dataset.link, window.location.href).href;
-    const done = () => { button.textContent = 'Copied'; setTimeout(() => { button.textContent = 'Copy link'; }, 1500); };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(link).then(done, () => window.prompt('Copy this link', link));
-    } else {
-      window.prompt('Copy this link', link);
-    }
-  });
-}
-"""
-
-
 # --- history ----------------------------------------------------------------------------
 
 def history_table(turns: Sequence[Turn], base: str) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import free_port
-from tests.test_browser import ask
+from tests.browsing import DONE, REPLIES, ask, log_text
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,7 @@ class Watch:
         assert self.console_errors == [], self.console_errors
         assert self.offsite == [], self.offsite
         assert not [u for u in self.requests if urlparse(u).path.rstrip("/").endswith("/x")], "an <img src=x> loaded"
-        chat = page.locator("[data-testid='bot'], [data-testid='user']")
+        chat = page.locator("#conversation .log")
         for tag in ("script", "img[onerror]", "svg[onload]", "a[href^='javascript:' i]", "img[src*='evil']"):
             assert chat.locator(tag).count() == 0, tag
 
@@ -65,8 +65,8 @@ class Watch:
 def literal(page, fragment: str) -> bool:
     """Whether the conversation shows ``fragment`` as text (whitespace-insensitive)."""
     return page.evaluate(
-        "f => { const log = [...document.querySelectorAll(\"[data-testid='bot'], [data-testid='user']\")]"
-        ".map(e => e.innerText).join(' ').replace(/\\s+/g, ''); return log.includes(f.replace(/\\s+/g, '')); }",
+        "f => document.querySelector('#conversation .log').innerText.replace(/\\s+/g, '')"
+        ".includes(f.replace(/\\s+/g, ''))",
         fragment)
 
 
@@ -74,13 +74,13 @@ def test_hostile_texts_words_and_names_show_literally_and_run_nothing(live_app, 
     page = browser.new_page()
     watch = Watch(page)
     page.goto(live_app)
-    reply = ask(page, f"compare {SCRIPT} | {IMG} | {JS_LINK} {MD_IMAGE}", parts=3)
+    reply = ask(page, f"compare {SCRIPT} | {IMG} | {JS_LINK} {MD_IMAGE}")
     assert "Similarity matrix of 3 texts" in reply.inner_text()
     cells = " ".join(reply.cells())
     assert SCRIPT in cells and IMG in cells  # the table shows each text exactly as typed
     assert literal(page, SCRIPT) and literal(page, IMG)
     ask(page, f"word {IMG} | The {IMG} is here. | A {IMG} there too.")
-    ask(page, f"tokenize {HTML_LINK} {SVG} {MD_IMAGE}", parts=3)
+    ask(page, f"tokenize {HTML_LINK} {SVG} {MD_IMAGE}")
     assert literal(page, "evil.example")
     reply = ask(page, f"{SCRIPT} {JS_LINK}")  # an unknown verb echoes the line in its error
     assert "Unknown command" in reply.inner_text()
@@ -107,7 +107,7 @@ def test_a_hostile_file_name_shows_literally(live_app, browser, tmp_path):
     box = page.locator("#command-box textarea")
     line = box.input_value()
     box.press("Enter")
-    page.wait_for_function("n => document.querySelectorAll(\"[data-testid='bot']\").length >= n", arg=1,
+    page.wait_for_function("n => document.querySelectorAll(\"" + DONE + "\").length >= n", arg=1,
                            timeout=180_000)
     page.wait_for_timeout(1500)
     assert literal(page, line.split(" --")[0].removeprefix("benchmark --data ").strip()[:20])
@@ -161,16 +161,16 @@ def shared_app(hub, tmp_path_factory):
 
 
 def send(page, line: str) -> int:
-    before = page.locator("[data-testid='bot']").count()
+    before = page.locator(REPLIES).count()
     box = page.locator("#command-box textarea")
     box.fill(line)
     box.press("Enter")
     return before
 
 
-def wait_reply(page, before: int, parts: int = 1) -> None:
-    page.wait_for_function("n => document.querySelectorAll(\"[data-testid='bot']\").length >= n",
-                           arg=before + parts, timeout=120_000)
+def wait_reply(page, before: int) -> None:
+    page.wait_for_function("n => document.querySelectorAll(\"" + DONE + "\").length > n",
+                           arg=before, timeout=120_000)
 
 
 def download_names(page) -> list[str]:
@@ -178,7 +178,7 @@ def download_names(page) -> list[str]:
 
 
 def conversation(page) -> str:
-    return " ".join(page.locator("[data-testid='bot'], [data-testid='user']").all_inner_texts())
+    return log_text(page)
 
 
 def model_box(page) -> str:
@@ -194,10 +194,10 @@ def test_two_visitors_at_once_see_only_their_own_conversation_downloads_and_mode
         b.goto(url)
         before_a, before_b = send(a, "model tiny"), send(b, "compare bravo cat | bravo dog --pool cls")
         wait_reply(a, before_a)
-        wait_reply(b, before_b, parts=3)
+        wait_reply(b, before_b)
         before_a, before_b = send(a, "compare alpha secret | a cat"), send(b, "compare bravo secret | the dog")
-        wait_reply(a, before_a, parts=3)
-        wait_reply(b, before_b, parts=3)
+        wait_reply(a, before_a)
+        wait_reply(b, before_b)
         a.wait_for_function("document.querySelectorAll('a[href*=\"compare.json\"]').length > 0", timeout=30_000)
         b.wait_for_function("document.querySelectorAll('a[href*=\"compare.json\"]').length > 0", timeout=30_000)
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from assistant.dispatch import Reply
-from assistant.render import reply_markdown, table_html, terminal_text, write_downloads
+from assistant.render import terminal_text, write_downloads
+from assistant.reply_html import reply_payload
 from tools.results import Artifact, Chart, Result, Table
 from tools.text import code, md
 
@@ -36,23 +37,30 @@ def test_code_span_survives_backticks():
     assert code("`x`") == "`` `x` ``"
 
 
-def test_table_html_escapes_and_caps_rows():
-    html = table_html(sample_result().tables[0].frame)
-    assert "<script>" not in html and "&lt;script&gt;" in html
-    assert html.count("<tr") == 21  # header + 20 rows
-    assert "Showing 20 of 30 rows" in html
+def test_reply_html_escapes_and_shows_eight_rows_then_folds_the_rest():
+    payload = reply_payload(Reply("x", result=sample_result()))
+    html = payload["html"]
+    assert "<script>" not in html and "<img" not in html and "&lt;script&gt;" in html
+    assert "javascript:" not in html.replace("[go](javascript:alert(3))", "")  # shown as text, never a link
+    opened, folded = html.split("<details class='more-rows'>")
+    assert opened.count("<tr") == 9  # header + 8 rows, then the other 22 one click away
+    assert folded.count("<tr") == 23 and "22 more rows" in folded
 
 
-def test_reply_markdown_has_summary_warning_and_footer():
-    text = reply_markdown(Reply("x", result=sample_result()))
-    assert "<script>" not in text
-    assert "one warning" in text
-    assert "compare · minilm · pool=mean" in text
+def test_reply_html_reads_answer_warning_chart_table_footer_in_that_order():
+    payload = reply_payload(Reply("x", result=sample_result()))
+    html = payload["html"]
+    order = [html.index(k) for k in ("class='answer'", "one warning", "class='chart'", "class='table-block'",
+                                     "compare · minilm · pool=mean")]
+    assert order == sorted(order)
+    (chart,) = payload["charts"]
+    assert chart["spec"]["mark"]["type"] == "bar" and f"data-chart='{chart['id']}'" in html
 
 
 def test_error_reply_escapes_prose_but_keeps_code_spans():
-    text = reply_markdown(Reply("x", error="Unknown command `<b>`. <i>hi</i>"))
-    assert "`<b>`" in text and "&lt;i&gt;" in text
+    html = reply_payload(Reply("x", error="Unknown command `<b>`. <i>hi</i>"))["html"]
+    assert "<code>&lt;b&gt;</code>" in html and "&lt;i&gt;" in html and "<i>" not in html
+    assert reply_payload(Reply("x", error="Nope."))["ok"] is False
 
 
 def test_json_shape_is_stable():

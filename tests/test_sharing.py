@@ -319,7 +319,7 @@ def test_permalink_runs_on_load_and_its_copy_link_reproduces_the_command(live_ap
     page.goto(f"{live_app}?q={quote(COMPARE)}&model=minilm")
     page.wait_for_selector(".answer-link a", timeout=120_000)  # nobody typed anything
     page.wait_for_selector(".vega-embed canvas, .vega-embed svg", timeout=60_000)
-    bot = "\n".join(page.locator("[data-testid='bot']").all_inner_texts())
+    bot = page.locator("#conversation .log").inner_text()
     assert "Similarity matrix of 3 texts" in bot and "0.6752" in bot
     assert page.locator("#command-box textarea").input_value() == ""
     href = page.locator(".answer-link a").first.get_attribute("href")

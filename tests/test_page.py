@@ -1,0 +1,209 @@
+"""The page as a person uses it, in headless Chromium against the real app and model.
+
+Every example of every command draws its charts with no page or console error; a reply
+reads top-down and lands with its first line in view; a long conversation costs what a
+short one does; the `project` brush lists the tokens inside the box and hovering a point
+shows its tooltip; starter questions and "put it in the box" buttons work.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.commands import COMMANDS
+from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text
+
+pytestmark = pytest.mark.browser
+
+COMPARE = "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."
+#: Chart variants beyond the table's examples: one head, one layer, one head in every layer, the model
+#: view, projections of tokens / sentences / 3-D / the vocabulary basis, `vocab` in 3-D.
+VARIANTS = (
+    "attend The cat sat on the mat --head 3",
+    "project A man plays guitar. | Someone is playing an instrument. | The stock market fell. | A cat. "
+    "--level sentences --dims 3",
+    "project The bank of the river. --dims 3",
+)
+
+
+def _page(browser, live_app):
+    page = browser.new_page()
+    watch = Watch.on(page)
+    page.goto(live_app)
+    page.wait_for_selector("#command-box textarea")
+    return page, watch
+
+
+def _with_context(lines: list[str]) -> list[str]:
+    """`again` re-runs the previous command: give each of its examples a command that takes its options."""
+    out = []
+    for line in lines:
+        if line.startswith("again "):
+            out.append("compare A cat. | A kitten." if "--pool" in line else "attend The cat sat on the mat")
+        out.append(line)
+    return out
+
+
+def _mask_unavailable(line: str) -> bool:
+    """`mask` needs a masked-LM model; with no network its fallback (bert-small) cannot load here."""
+    return line.startswith("mask ")
+
+
+def test_every_example_of_every_command_draws_its_charts(live_app, browser, hub, tmp_path):
+    """Generated from the command table: a new command is covered by adding its row."""
+    page, watch = _page(browser, live_app)
+    lines = _with_context([example for spec in COMMANDS for example in spec.examples] + list(VARIANTS))
+    no_data = not hub.settings.data_dir
+    drawn_total = 0
+    sent_per_command = []
+    for line in lines:
+        before = len(watch.sent)
+        reply = ask(page, line)
+        sent_per_command.append(watch.bytes_sent(before))
+        text = reply.inner_text()
+        expect_ok = not _mask_unavailable(line) and not (no_data and line.startswith("benchmark"))
+        assert reply.ok == expect_ok, (line, text[:300])
+        charts, drawn = reply.charts()
+        assert drawn == charts, (line, charts, drawn, chart_errors(page))
+        drawn_total += drawn
+    assert chart_errors(page) == []
+    assert watch.page_errors == [], watch.page_errors
+    assert watch.console_errors == [], watch.console_errors
+    assert drawn_total >= 40  # most commands draw at least one chart
+    assert max(sent_per_command) < 4096, sent_per_command  # a command sends its line, never the conversation
+    page.screenshot(path=str(tmp_path / "examples.png"))
+    page.close()
+
+
+def test_a_reply_reads_top_down_answer_chart_then_a_short_table(live_app, browser):
+    page, watch = _page(browser, live_app)
+    reply = ask(page, COMPARE)
+    first = reply.node.locator(":scope > *").first
+    assert "answer" in first.get_attribute("class")
+    assert first.inner_text().startswith("Similarity matrix of 3 texts")
+    children = reply.node.evaluate("n => [...n.children].map(c => c.className.split(' ')[0])")
+    assert children.index("answer") < children.index("chart") < children.index("table-block"), children
+    assert reply.charts() == (1, 1)
+    assert "0.6752" in reply.cells()  # guitar vs instrument, as the model computes it
+    # the side panel holds the full table and downloads of the same reply
+    page.wait_for_function("document.querySelector('#downloads').innerText.replace(/\\s+/g, '').includes('compare.json')",
+                           timeout=30_000)
+    # a long table shows 8 rows open and folds the rest
+    reply = ask(page, "tokenize " + " ".join(["word"] * 40))
+    assert reply.node.locator(".table-block > table tbody tr").count() == 8
+    assert reply.node.locator("details.more-rows").count() == 1
+    assert not reply.node.locator("details.more-rows").evaluate("d => d.open")
+    assert watch.page_errors == [] and watch.console_errors == []
+    page.close()
+
+
+def test_a_new_reply_lands_with_its_first_line_in_view(live_app, browser):
+    page, _ = _page(browser, live_app)
+    for line in ("attend The cat sat on the mat", "word bank | We sat on the river bank. | I went to the bank.",
+                 "attend The dog chased the ball across the yard"):
+        reply = ask(page, line)
+        visible = page.evaluate(
+            """(i) => { const log = document.querySelector('#conversation .log').getBoundingClientRect();
+                        const r = document.querySelectorAll('#conversation .reply')[i].getBoundingClientRect();
+                        return r.top >= log.top - 1 && r.top + 20 <= log.bottom; }""", reply.index)
+        assert visible, line
+    # the log is scrolled away from its end: the reply's long table is below the fold, not the answer
+    at_end = page.evaluate("(() => { const l = document.querySelector('#conversation .log');"
+                           " return l.scrollHeight - l.scrollTop - l.clientHeight < 2; })()")
+    assert not at_end
+    page.close()
+
+
+def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
+    """30 turns of `attend`: the bytes each command sends do not grow, and every reply stays reachable."""
+    page, watch = _page(browser, live_app)
+    sent = []
+    for turn in range(30):
+        before = len(watch.sent)
+        ask(page, f"attend The cat sat on the mat number {turn}")
+        sent.append(watch.bytes_sent(before))
+    assert sent[29] <= 1.2 * sent[2], sent
+    assert page.locator(REPLIES).count() == 30
+    assert "number 0" in log_text(page)
+    # the first reply's chart was put to rest to keep the page light, and comes back on a click
+    first = page.locator(REPLIES).first
+    assert first.locator(DRAWN).count() == 0
+    first.locator("button.redraw").first.click()
+    page.wait_for_function("() => document.querySelector('#conversation .reply').querySelector("
+                           "'.vega-embed canvas, .vega-embed svg.marks') !== null", timeout=30_000)
+    assert chart_errors(page) == [] and watch.page_errors == [] and watch.console_errors == []
+    page.close()
+
+
+def test_the_project_brush_lists_the_tokens_inside_the_box_and_points_have_tooltips(live_app, browser):
+    page, watch = _page(browser, live_app)
+    reply = ask(page, "project The bank of the river. | The bank raised its rates.")
+    chart = reply.node.locator(".chart").first.get_attribute("data-chart")
+    listing = """(id) => { const out = []; const walk = (node) => { for (const item of node.items || []) {
+        if (node.marktype === 'text' && String(item.text).includes('\u00b7')) out.push(String(item.text));
+        for (const c of item.items || []) walk(c); } };
+        walk(window.assistant.views.get(id).scenegraph().root); return out; }"""
+    everything = page.evaluate(listing, chart)
+    assert len(everything) == 18  # 16 tokens and 2 sentence vectors, listed when nothing is brushed
+    box = reply.node.locator("canvas").first.bounding_box()
+    # hover: somewhere over the scatter a point shows its tooltip
+    shown = False
+    for fx in range(40, 300, 6):
+        for fy in range(40, 320, 12):
+            page.mouse.move(box["x"] + fx, box["y"] + fy)
+            if page.evaluate("(() => { const t = document.querySelector('#vg-tooltip-element');"
+                             " return !!t && t.classList.contains('visible') && t.innerText.includes('token'); })()"):
+                shown = True
+                break
+        if shown:
+            break
+    assert shown, "no tooltip appeared over the scatter"
+    # drag a box over the top-left of the scatter: the list shows the points inside it, and only those
+    page.mouse.move(box["x"] + 40, box["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 150, box["y"] + 200, steps=10)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    brush = page.evaluate("(id) => window.assistant.views.get(id).signal('brush')", chart)
+    listed = page.evaluate(listing, chart)
+    assert 1 <= len(listed) < len(everything), listed
+    rows = [row.locator("td").all_inner_texts() for row in reply.node.locator(".reply-table tbody tr").all()]
+    (x0, x1), (y0, y1) = sorted(brush["dim1"]), sorted(brush["dim2"])
+    for entry in listed:
+        token, text, position = [part.strip() for part in entry.split("\u00b7")]
+        if position.endswith("—"):
+            continue  # a sentence vector: not a row of the coordinates table
+        (x, y), = [(float(r[4]), float(r[5])) for r in rows
+                   if r[2] == token and r[1] == position.lstrip("#") and r[0].startswith(text)]
+        assert x0 - 1e-3 <= x <= x1 + 1e-3 and y0 - 1e-3 <= y <= y1 + 1e-3, (entry, brush)
+    assert watch.page_errors == [] and watch.console_errors == []
+    page.close()
+
+
+def test_starters_and_command_buttons_put_work_one_click_away(live_app, browser):
+    page, _ = _page(browser, live_app)
+    starters = page.locator("#conversation button.starter")
+    assert starters.count() >= 5
+    assert "paraphrases" in starters.first.inner_text()
+    before = page.locator(REPLIES).count()
+    starters.first.click()
+    page.wait_for_function("n => document.querySelectorAll(\"#conversation .reply[data-done='1']\").length > n",
+                           arg=before, timeout=120_000)
+    assert "cosine" in page.locator(REPLIES).last.inner_text().lower()
+    page.close()
+
+
+def test_bad_input_is_one_sentence_and_the_page_keeps_working(live_app, browser):
+    page, watch = _page(browser, live_app)
+    reply = ask(page, "compare only one text")
+    assert not reply.ok and "needs at least two texts" in reply.inner_text()
+    assert page.locator("#command-box textarea").input_value() == "compare only one text"  # kept to fix
+    reply = ask(page, "compar a | b")
+    assert re.search(r"Did you mean compare\?", reply.inner_text()), reply.inner_text()
+    reply = ask(page, "compare a cat | a dog")
+    assert reply.ok and reply.charts() == (1, 1)
+    assert "Cosine similarity" in reply.inner_text()
+    assert watch.page_errors == [] and watch.console_errors == []
+    page.close()
