@@ -26,6 +26,7 @@
   A.ask = (...args) => {
     const container = log();
     const line = String(args[0] ?? "");
+    A.askedAt = performance.now();
     if (container) {
       const ask = document.createElement("div");
       ask.className = "ask";
@@ -103,6 +104,7 @@
     }
     await Promise.all(draws);
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
+    reply.dataset.ms = (performance.now() - (A.askedAt ?? performance.now())).toFixed(1); // Enter -> drawn
     reply.dataset.done = "1";
     const replies = container.querySelectorAll(".reply");
     for (let i = 0; i < replies.length - A.keepLive; i++) {
