@@ -143,7 +143,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                                   label="Masked-LM model for `mask`", allow_custom_value=True,
                                   info="used when the model above has no masked-LM head")
                 table = gr.Dataframe(label="Full table of the latest reply (click a header to sort)",
-                                     interactive=False, wrap=True, max_height=360, elem_id="full-table")
+                                     interactive=False, max_height=360, elem_id="full-table",
+                                     value=pd.DataFrame({"the latest reply's table shows here": []}))
                 files = gr.File(label="Downloads of the latest reply (CSV, JSON)", file_count="multiple",
                                 interactive=False, elem_id="downloads")
                 upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
@@ -234,7 +235,10 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
     ``share``: ask Gradio for a public link; with none to be had (no network) say so and keep serving.
     ``mcp``: also serve the ``run`` API as an MCP tool (None: the GRADIO_MCP_SERVER variable decides).
     """
-    demo = build(ModelHub(settings), settings)
+    hub = ModelHub(settings)
+    hub.get(settings.model)  # the first visitor's command finds the default model loaded
+    log.info("Loaded %s; serving.", settings.model)
+    demo = build(hub, settings)
     demo.launch(server_name=host, server_port=port, share=share, mcp_server=mcp, prevent_thread_lock=True,
                 **launch_options(settings))
     if share and not demo.share_url:
