@@ -1,0 +1,201 @@
+"""`why a | b`: which tokens make two texts similar.
+
+Mean pooling (and an sbert recipe that is a mean) has an exact answer: the cosine
+splits into token-pair contributions that add up to it (:mod:`tools.why_math`).
+CLS, max and other sbert recipes get integrated gradients per token against a
+blanked-out baseline (:mod:`tools.attribution`), with the completeness check.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tools import why_charts
+from tools.attribution import BASELINE, similarity_attribution
+from tools.errors import UserError
+from tools.hub import LoadedModel, as_model
+from tools.results import Chart, Result, Table
+from tools.similarity import label, parse_poolings
+from tools.text import code, md
+from tools.timing import timed
+from tools.vectors import Encoded, Pooling, check_layer, cosine_matrix, encode, sentence_vectors, truncation_warnings
+from tools.why_math import IG_STEPS, pair_contributions, shares
+
+#: Rows of the `pairs` table (the largest contributions by size); the chart shows at most 60 x 60 tokens.
+MAX_PAIR_ROWS = 5000
+MAX_HEAT_TOKENS = 60
+#: Pairs named in the reply.
+NAMED_PAIRS = 3
+
+
+def token_kind(lm: LoadedModel, token: str, token_id: int) -> str:
+    """word, word piece, punctuation or special."""
+    if token_id in set(lm.tokenizer.all_special_ids):
+        return "special"
+    bare = token.removeprefix("##").lstrip("Ġ▁")
+    if bare and all(unicodedata.category(ch).startswith("P") or unicodedata.category(ch).startswith("S")
+                    for ch in bare):
+        return "punctuation"
+    return "word piece" if token.startswith("##") else "word"
+
+
+def _tokens_frame(lm: LoadedModel, which: int, text: str, tokens: list[str], ids: Sequence[int],
+                  values: np.ndarray, total: float) -> pd.DataFrame:
+    return pd.DataFrame({
+        "text": label(which, text),
+        "position": range(len(tokens)),
+        "token": tokens,
+        "label": [f"{i} {t}" for i, t in enumerate(tokens)],
+        "kind": [token_kind(lm, t, int(i)) for t, i in zip(tokens, ids)],
+        "contribution": values.astype(float),
+        "share": values.astype(float) / total if total else np.nan,
+    })
+
+
+@timed("why")
+def why(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    pool: str = "mean",
+    layer: int | None = None,
+) -> Result:
+    """Which tokens make two texts similar.
+
+    Args:
+        model: a loaded model or its name.
+        texts: exactly two texts.
+        pool: ``mean`` (exact token-pair decomposition), ``cls``, ``max`` or ``sbert``
+            (integrated gradients, unless the model's sbert recipe is a mean).
+        layer: hidden state to pool (default: the last layer; sbert reads the last).
+
+    Returns:
+        Tables ``tokens`` (each token's contribution) and, for the exact decomposition,
+        ``pairs`` (each token pair's); for integrated gradients ``completeness``. Charts:
+        the token-pair heatmap (exact) and each text's token bars.
+    """
+    lm = as_model(model)
+    if len(texts) != 2:
+        raise UserError(f"`why` explains the similarity of exactly two texts, like `why A cat sat. | A kitten "
+                        f"sat.`; got {len(texts)}.")
+    if pool.lower() == "all":
+        raise UserError("`why` explains one pooling at a time; use --pool mean, cls, max or sbert.")
+    pooling = parse_poolings(lm, pool)[0]
+    layer_index = check_layer(lm, layer)
+    vectors, encs = sentence_vectors(lm, texts, pooling, layer_index)
+    cosine = float(cosine_matrix(vectors)[0, 1])
+    warnings = truncation_warnings(lm, encs)
+    recipe = lm.sentence_config() if pooling is Pooling.SBERT else None
+    if pooling is Pooling.SBERT and layer is not None and layer_index != lm.num_layers:
+        warnings.append("sbert pooling always reads the last layer; --layer was not used.")
+    if pooling is Pooling.SBERT:
+        layer_index = lm.num_layers
+    where = f"layer {layer_index} of {lm.num_layers}" if layer_index != lm.num_layers else "last layer"
+    settings = {"pool": pooling.value, "layer": layer_index}
+    if pooling is Pooling.MEAN or (recipe is not None and recipe["mode"] in ("mean", "mean_sqrt_len")):
+        if recipe is not None:
+            encs = [e if len(e.tokens) <= recipe["max_seq_length"]
+                    else encode(lm, [e.text], max_length=recipe["max_seq_length"])[0] for e in encs]
+        return _exact(lm, texts, encs, layer_index, cosine, pooling, where, warnings, settings)
+    return _gradients(lm, texts, vectors, pooling, layer_index, cosine, where, warnings, settings)
+
+
+def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: int, cosine: float,
+           pooling: Pooling, where: str, warnings: list[str], settings: dict) -> Result:
+    a, b = encs
+    matrix = pair_contributions(a.layer(layer), b.layer(layer))
+    rows, cols = shares(matrix)
+    tokens = pd.concat([_tokens_frame(lm, 0, texts[0], a.tokens, a.input_ids, rows, cosine),
+                        _tokens_frame(lm, 1, texts[1], b.tokens, b.input_ids, cols, cosine)], ignore_index=True)
+    kinds_a = tokens["kind"][: len(a.tokens)].to_numpy()
+    kinds_b = tokens["kind"][len(a.tokens):].to_numpy()
+    n, m = matrix.shape
+    ii, jj = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
+    pairs = pd.DataFrame({
+        "a position": ii.ravel(), "a token": [a.tokens[i] for i in ii.ravel()],
+        "b position": jj.ravel(), "b token": [b.tokens[j] for j in jj.ravel()],
+        "contribution": matrix.ravel(), "share": matrix.ravel() / cosine if cosine else np.nan,
+    })
+    special = (kinds_a[ii] == "special") | (kinds_b[jj] == "special")
+    punct = ~special & ((kinds_a[ii] == "punctuation") | (kinds_b[jj] == "punctuation"))
+    special_sum, punct_sum = float(matrix[special].sum()), float(matrix[punct].sum())
+    ranked = pairs.reindex(pairs["contribution"].sort_values(ascending=False).index)
+    top = ranked[~special.ravel()[ranked.index]].head(NAMED_PAIRS)
+    if len(pairs) > MAX_PAIR_ROWS:
+        warnings.append(f"The pairs table holds the {MAX_PAIR_ROWS:,} largest of {len(pairs):,} pair "
+                        "contributions (by size); the tokens table holds every token's total.")
+        ranked = ranked.reindex(ranked["contribution"].abs().sort_values(ascending=False).index).head(MAX_PAIR_ROWS)
+    pairs_table = ranked.reset_index(drop=True)
+    charts = [Chart("pairs", _heatmap(matrix, a.tokens, b.tokens, cosine, lm, pooling, where)),
+              Chart("tokens", why_charts.token_bars(tokens, title="Each token's share (row / column sums)"))]
+    named = ", ".join(f"{code(r['a token'], 20)} ↔ {code(r['b token'], 20)} ({r['contribution']:.4f})"
+                      for _, r in top.iterrows())
+    top_share = float(top["contribution"].sum()) / cosine if cosine else 0.0
+    text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) is exactly the "
+            f"sum of {n} x {m} token-pair contributions (t_i · u_j / (n m |ā| |ū|))"
+            f"{'; this model\'s sbert recipe is a mean of token vectors, so the split is exact' if pooling is Pooling.SBERT else ''}. "
+            f"The word pairs that carry most: {named}"
+            f"{f'; together {top_share:.0%} of it' if cosine > 0 else ''}. "
+            f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "
+            f"{_part(punct_sum, cosine)}.")
+    settings |= {"method": "exact token-pair decomposition", "sum of pairs": float(matrix.sum()),
+                 "cosine": cosine, "special share": special_sum, "punctuation share": punct_sum}
+    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table)]
+    return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
+
+
+def _part(value: float, total: float) -> str:
+    return f"{value:+.4f} ({value / total:.0%} of it)" if total > 0 else f"{value:+.4f}"
+
+
+def _heatmap(matrix: np.ndarray, a_tokens: list[str], b_tokens: list[str], cosine: float, lm: LoadedModel,
+             pooling: Pooling, where: str):
+    """The heatmap of the pairs; long texts keep the tokens with the largest shares, in order."""
+    rows, cols = shares(matrix)
+    keep_a = sorted(np.argsort(-np.abs(rows))[:MAX_HEAT_TOKENS].tolist())
+    keep_b = sorted(np.argsort(-np.abs(cols))[:MAX_HEAT_TOKENS].tolist())
+    la = [f"{i} {a_tokens[i]}" for i in keep_a]
+    lb = [f"{j} {b_tokens[j]}" for j in keep_b]
+    sub = matrix[np.ix_(keep_a, keep_b)]
+    frame = pd.DataFrame({"a token": np.repeat(la, len(lb)), "b token": np.tile(lb, len(la)),
+                          "contribution": sub.ravel(), "share": sub.ravel() / cosine if cosine else 0.0})
+    cut = "" if len(keep_a) == len(a_tokens) and len(keep_b) == len(b_tokens) else \
+        f" (the {MAX_HEAT_TOKENS} tokens with the largest shares per text)"
+    title = f"Token pairs adding up to cosine {cosine:.4f} ({pooling.value}, {where}, {lm.name}){cut}"
+    return why_charts.pair_heatmap(frame, a_order=la, b_order=lb, title=title)
+
+
+def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, pooling: Pooling, layer: int,
+               cosine: float, where: str, warnings: list[str], settings: dict) -> Result:
+    frames, checks, parts = [], [], []
+    for i, text in enumerate(texts):
+        tokens, found = similarity_attribution(lm, text, vectors[1 - i], pooling, layer)
+        ids = lm.tokenizer.convert_tokens_to_ids(tokens)
+        frame = _tokens_frame(lm, i, text, tokens, ids, found.scores, found.total)
+        frames.append(frame)
+        checks.append({"text": label(i, text), "attributions sum": found.total, "score": found.value,
+                       "baseline score": found.baseline_value,
+                       "score - baseline": found.value - found.baseline_value, "gap": found.gap,
+                       "relative gap": found.relative_gap, "steps": found.steps})
+        best = frame[frame["kind"] != "special"].sort_values("contribution", ascending=False).head(NAMED_PAIRS)
+        named = ", ".join(f"{code(r.token, 20)} ({r.contribution:+.4f})" for r in best.itertuples())
+        parts.append(f"text {i + 1} most from {named}")
+    tokens = pd.concat(frames, ignore_index=True)
+    check = pd.DataFrame(checks)
+    worst = float(check["relative gap"].max())
+    punct = float(tokens.loc[tokens["kind"] == "punctuation", "contribution"].sum())
+    text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) has no exact "
+            f"split over tokens, so integrated gradients ({IG_STEPS} steps; baseline: {BASELINE}) show how much "
+            f"each token raises the similarity to the other text over the blanked-out text: {'; '.join(parts)}. "
+            f"Punctuation adds {punct:+.4f}; special tokens are kept in the baseline, so they get 0. "
+            f"Completeness: the attributions add up to the score minus the baseline score within "
+            f"{worst:.1%} (table `completeness`).")
+    settings |= {"method": "integrated gradients", "steps": IG_STEPS, "baseline": BASELINE, "cosine": cosine,
+                 "completeness gap": worst}
+    charts = [Chart("tokens", why_charts.token_bars(tokens, title="Integrated gradients per token"))]
+    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("completeness", check)]
+    return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
