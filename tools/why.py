@@ -31,6 +31,7 @@ MAX_PAIR_ROWS = 5000
 MAX_HEAT_TOKENS = 60
 #: Pairs named in the reply.
 NAMED_PAIRS = 3
+SBERT_NOTE = "; this model's sbert recipe is a mean of token vectors, so the split is exact"
 
 
 def token_kind(lm: LoadedModel, token: str, token_id: int) -> str:
@@ -137,7 +138,7 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     top_share = float(top["contribution"].sum()) / cosine if cosine else 0.0
     text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) is exactly the "
             f"sum of {n} x {m} token-pair contributions (t_i · u_j / (n m |ā| |ū|))"
-            f"{'; this model\'s sbert recipe is a mean of token vectors, so the split is exact' if pooling is Pooling.SBERT else ''}. "
+            f"{SBERT_NOTE if pooling is Pooling.SBERT else ''}. "
             f"The word pairs that carry most: {named}"
             f"{f'; together {top_share:.0%} of it' if cosine > 0 else ''}. "
             f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "

@@ -58,3 +58,24 @@ def token_bars(frame: pd.DataFrame, *, title: str = "", value: str = "contributi
         row=alt.Row("text:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelLimit=300)),
         title=title,
     ).resolve_scale(y="independent")
+
+
+def pattern_heatmaps(frame: pd.DataFrame, *, title: str = "") -> alt.Chart:
+    """Per-head attention pattern scores of several models: one layer x head heatmap per pattern and model.
+
+    Args:
+        frame: columns ``model``, ``pattern``, ``layer``, ``head`` and ``score`` (0 to 1).
+        title: the chart's title.
+    """
+    if len(frame) > MAX_ROWS:
+        raise ValueError(f"pattern data has {len(frame)} rows; keep it under {MAX_ROWS}")
+    return alt.Chart(frame).mark_rect().encode(
+        x=alt.X("head:O", title="head"),
+        y=alt.Y("layer:O", title="layer"),
+        color=alt.Color("score:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="score"),
+        tooltip=["model", "pattern", "layer", "head", alt.Tooltip("score:Q", format=".4f")],
+    ).properties(width=alt.Step(12), height=alt.Step(12)).facet(
+        row=alt.Row("pattern:N", title=None, sort=list(dict.fromkeys(frame["pattern"]))),
+        column=alt.Column("model:N", title=None, sort=list(dict.fromkeys(frame["model"]))),
+        title=title,
+    ).resolve_scale(x="independent", y="independent")
