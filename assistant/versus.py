@@ -117,7 +117,7 @@ def _tables(a: Result, b: Result, names: tuple[str, str]) -> list[Table]:
 
 def _titled(chart: alt.TopLevelMixin, name: str) -> alt.TopLevelMixin:
     title = chart.title if isinstance(chart.title, str) else ""
-    return chart.properties(title=title if name in title else (f"{name}: {title}" if title else name))
+    return chart.properties(title=title if name in title else (f"{name} — {title}" if title else name))
 
 
 def _charts(a: Result, b: Result, names: tuple[str, str]) -> list[Chart]:
