@@ -129,3 +129,24 @@ def test_bad_vs_is_one_sentence(run, line, words):
     assert not reply.ok and words in reply.error, reply.error
     if "does not take" in words:
         assert all(f"`{verb}`" in reply.error for verb in VERSUS)
+
+
+@pytest.mark.browser
+def test_why_and_side_by_side_charts_draw_on_the_page(live_app, browser):
+    """The page draws every chart of `why` (both methods) and of `--vs` replies, with no error."""
+    from tests.browsing import Watch, ask, chart_errors
+
+    page = browser.new_page()
+    watch = Watch.on(page)
+    page.goto(live_app)
+    page.wait_for_selector("#command-box textarea")
+    lines = [f"why {A} | {B}", f"why {A} | {B} --pool max",
+             "compare A cat. | A kitten. | A dog. --vs minilm:int8", "attend The cat sat on the mat --vs minilm:int8",
+             "attend The cat sat on the mat --layer 2 --vs minilm:int8", f"why {A} | {B} --vs minilm:int8"]
+    for line in lines:
+        reply = ask(page, line)
+        assert reply.ok, (line, reply.inner_text()[:300])
+        charts, drawn = reply.charts()
+        assert charts >= 1 and drawn == charts, (line, charts, drawn, chart_errors(page))
+    assert chart_errors(page) == [] and watch.page_errors == [] and watch.console_errors == []
+    page.close()

@@ -78,4 +78,4 @@ def pattern_heatmaps(frame: pd.DataFrame, *, title: str = "") -> alt.Chart:
         row=alt.Row("pattern:N", title=None, sort=list(dict.fromkeys(frame["pattern"]))),
         column=alt.Column("model:N", title=None, sort=list(dict.fromkeys(frame["model"]))),
         title=title,
-    ).resolve_scale(x="independent", y="independent")
+    )  # independent scales here make Vega-Lite 6.4 fail with "datum is not defined"
