@@ -19,7 +19,6 @@ from tools.hub import LoadedModel, ModelHub, default_hub
 from tools.results import Chart, Result, Table
 from tools.text import code
 from tools.why import token_kind
-from tools.why_math import IG_STEPS
 
 #: Masks explained per command (each one is a full integrated-gradients run).
 MAX_EXPLAINED = 3
@@ -72,7 +71,8 @@ def mask_why(
     check = pd.DataFrame(checks)
     skipped = len(prep.positions) - min(len(prep.positions), MAX_EXPLAINED)
     note = f" (the first {MAX_EXPLAINED} masks; {skipped} more not explained)" if skipped else ""
-    text = (f"{result.text}\n\n**Why** (integrated gradients of the top fill's logit, {IG_STEPS} steps; baseline: "
+    steps = int(check["steps"].max())
+    text = (f"{result.text}\n\n**Why** (integrated gradients of the top fill's logit, {steps} steps; baseline: "
             f"{BASELINE} and the masks){note}: {'; '.join(parts)}. Completeness: the attributions add up to the "
             f"logit minus the baseline's within {float(check['relative gap'].max()):.1%}.")
     chart = why_charts.token_bars(why, title=f"Which tokens drove the top fill ({lm.name}, integrated gradients)")
@@ -80,5 +80,5 @@ def mask_why(
         result, text=text,
         tables=[*result.tables, Table("why", why.drop(columns=["label", "text"])), Table("completeness", check)],
         charts=[*result.charts, Chart("why", chart)],
-        settings={**result.settings, "why": "integrated gradients", "steps": IG_STEPS, "baseline": BASELINE},
+        settings={**result.settings, "why": "integrated gradients", "steps": steps, "baseline": BASELINE},
     )

@@ -24,7 +24,7 @@ from tools.similarity import label, parse_poolings
 from tools.text import code, md
 from tools.timing import timed
 from tools.vectors import Encoded, Pooling, check_layer, cosine_matrix, encode, sentence_vectors, truncation_warnings
-from tools.why_math import IG_STEPS, pair_contributions, shares
+from tools.why_math import IG_TOLERANCE, pair_contributions, shares
 
 #: Rows of the `pairs` table (the largest contributions by size); the chart shows at most 60 x 60 tokens.
 MAX_PAIR_ROWS = 5000
@@ -170,6 +170,12 @@ def _heatmap(matrix: np.ndarray, a_tokens: list[str], b_tokens: list[str], cosin
     return why_charts.pair_heatmap(frame, a_order=la, b_order=lb, title=title)
 
 
+def _steps(check: pd.DataFrame) -> str:
+    """How many integration points were used (doubled from 32 until completeness held)."""
+    used = sorted(set(int(s) for s in check["steps"]))
+    return f"{' and '.join(map(str, used))} steps"
+
+
 def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, pooling: Pooling, layer: int,
                cosine: float, where: str, warnings: list[str], settings: dict) -> Result:
     frames, checks, parts = [], [], []
@@ -190,12 +196,13 @@ def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, poo
     worst = float(check["relative gap"].max())
     punct = float(tokens.loc[tokens["kind"] == "punctuation", "contribution"].sum())
     text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) has no exact "
-            f"split over tokens, so integrated gradients ({IG_STEPS} steps; baseline: {BASELINE}) show how much "
+            f"split over tokens, so integrated gradients ({_steps(check)}; baseline: {BASELINE}) show how much "
             f"each token raises the similarity to the other text over the blanked-out text: {'; '.join(parts)}. "
             f"Punctuation adds {punct:+.4f}; special tokens are kept in the baseline, so they get 0. "
             f"Completeness: the attributions add up to the score minus the baseline score within "
             f"{worst:.1%} (table `completeness`).")
-    settings |= {"method": "integrated gradients", "steps": IG_STEPS, "baseline": BASELINE, "cosine": cosine,
+    settings |= {"method": "integrated gradients", "steps": int(check["steps"].max()), "tolerance": IG_TOLERANCE,
+                 "baseline": BASELINE, "cosine": cosine,
                  "completeness gap": worst}
     charts = [Chart("tokens", why_charts.token_bars(tokens, title="Integrated gradients per token"))]
     tables = [Table("tokens", tokens.drop(columns=["label"])), Table("completeness", check)]
