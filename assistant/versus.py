@@ -71,7 +71,7 @@ def _load(ctx: Context, name: str):
         return ctx.model(name)
     except UserError as exc:
         known = [*EMBEDDED, *ALIASES, *(f"{n}{FAST_SUFFIX}" for n in EMBEDDED)]
-        close = difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6)
+        close = [c for c in difflib.get_close_matches(name.lower(), known, n=2, cutoff=0.6) if c != name.lower()]
         hint = (" Did you mean " + " or ".join(f"`{c}`" for c in close) + "?") if close else ""
         raise UserError(f"--vs: {str(exc).rstrip()}{hint}") from exc
 
@@ -200,15 +200,20 @@ def _tokenize(a: Result, b: Result, names: tuple[str, str]) -> str:
 def _attend(a: Result, b: Result, names: tuple[str, str]) -> str:
     sa, sb = a.table("patterns"), b.table("patterns")
     patterns = [c for c in sa.columns if c not in ("layer", "head") and not c.startswith("entropy")]
-    parts = []
-    for p in patterns[:3]:
+    moved = []
+    for p in patterns:
         ra, rb = sa.loc[sa[p].idxmax()], sb.loc[sb[p].idxmax()]
-        parts.append(f"{p}: layer {int(ra['layer'])} head {int(ra['head'])} ({ra[p]:.2f}) vs layer "
-                     f"{int(rb['layer'])} head {int(rb['head'])} ({rb[p]:.2f})")
-    gap = ""
+        if (ra["layer"], ra["head"]) != (rb["layer"], rb["head"]):
+            moved.append(f"{p}: layer {int(ra['layer'])} head {int(ra['head'])} ({ra[p]:.2f}) vs layer "
+                         f"{int(rb['layer'])} head {int(rb['head'])} ({rb[p]:.2f})")
+    text = ("the strongest head for each pattern is the same in both" if not moved
+            else "the strongest head moves for " + "; ".join(moved))
     if sa.shape == sb.shape:
-        gap = f" Per-head pattern scores differ by at most {float(np.abs(sa[patterns].to_numpy() - sb[patterns].to_numpy()).max()):.4f}."
-    return "the strongest head per pattern: " + "; ".join(parts) + "." + gap
+        gap = np.abs(sa[patterns].to_numpy(float) - sb[patterns].to_numpy(float))
+        k = np.unravel_index(int(gap.argmax()), gap.shape)
+        text += (f"; per-head pattern scores differ by at most {float(gap.max()):.4f} (layer "
+                 f"{int(sa['layer'][k[0]])} head {int(sa['head'][k[0]])}, {patterns[k[1]]})")
+    return text + "."
 
 
 def _neighbors(a: Result, b: Result, names: tuple[str, str]) -> str:

@@ -76,6 +76,18 @@ def test_the_reply_names_the_top_pairs_and_the_special_and_punctuation_share(lm)
     assert f"{special:+.4f}" in result.text
 
 
+def test_long_texts_keep_every_token_and_a_drawable_heatmap(lm):
+    long = " ".join(["The committee reviewed every budget line, and nobody objected."] * 60)  # over 512 tokens
+    result = why(lm, [long, "The budget passed after a short review by the committee, with no objection raised."])
+    tokens, pairs = result.table("tokens"), result.table("pairs")
+    assert (tokens["text"] == tokens["text"][0]).sum() == lm.max_tokens
+    assert len(pairs) == 5000 and any("largest of" in w for w in result.warnings)
+    assert any("truncated" in w for w in result.warnings)
+    heat = result.charts[0].chart
+    assert len(heat.data) <= 60 * 60 and "largest shares" in heat.title
+    assert _rel(result.settings["sum of pairs"], result.settings["cosine"]) < 1e-5
+
+
 def test_sbert_is_the_same_exact_split_when_the_recipe_is_a_mean(lm):
     mean, sbert = why(lm, list(PAIRS[0])), why(lm, list(PAIRS[0]), pool="sbert")
     assert np.allclose(mean.table("pairs")["contribution"], sbert.table("pairs")["contribution"], rtol=1e-5)
