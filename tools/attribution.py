@@ -14,7 +14,8 @@ import torch
 from tools.errors import UserError
 from tools.hub import LoadedModel
 from tools.vectors import Pooling, threads_for
-from tools.why_math import Attribution, integrated_gradients, integrated_gradients_to
+from tools.why_math import (IG_MAX_STEPS, IG_STEPS, IG_TOKEN_STEPS, Attribution, integrated_gradients,
+                            integrated_gradients_to)
 
 #: How the baseline is described in replies.
 BASELINE = "every word piece replaced by the padding token's embedding, special tokens kept"
@@ -46,8 +47,12 @@ def blank_baseline(lm: LoadedModel, ids: torch.Tensor, embeddings: torch.nn.Modu
 
 
 def _integrate(score, x: torch.Tensor, base: torch.Tensor, steps: int | None) -> Attribution:
-    """Fixed ``steps`` when given (benchmarks); otherwise doubled until completeness holds."""
-    return integrated_gradients(score, x, base, steps) if steps else integrated_gradients_to(score, x, base)
+    """Fixed ``steps`` when given (benchmarks); otherwise doubled until completeness holds, within a
+    budget of points x positions (long texts stop doubling sooner; the reply reports their gap)."""
+    if steps:
+        return integrated_gradients(score, x, base, steps)
+    most = max(IG_STEPS, min(IG_MAX_STEPS, IG_TOKEN_STEPS // max(1, x.shape[0])))
+    return integrated_gradients_to(score, x, base, most=most)
 
 
 def _pool(states: torch.Tensor, pooling: Pooling, mode: str) -> torch.Tensor:

@@ -139,14 +139,19 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) is exactly the "
             f"sum of {n} x {m} token-pair contributions (t_i · u_j / (n m |ā| |ū|))"
             f"{SBERT_NOTE if pooling is Pooling.SBERT else ''}. "
-            f"The word pairs that carry most: {named}"
-            f"{f'; together {top_share:.0%} of it' if cosine > 0 else ''}. "
+            f"{_named_pairs(named, top_share, cosine)} "
             f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "
             f"{_part(punct_sum, cosine)}.")
     settings |= {"method": "exact token-pair decomposition", "sum of pairs": float(matrix.sum()),
                  "cosine": cosine, "special share": special_sum, "punctuation share": punct_sum}
     tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table)]
     return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
+
+
+def _named_pairs(named: str, share: float, cosine: float) -> str:
+    if not named:
+        return "Every pair has a special token in it: a text holds nothing but special tokens."
+    return f"The word pairs that carry most: {named}{f'; together {share:.0%} of it' if cosine > 0 else ''}."
 
 
 def _part(value: float, total: float) -> str:
@@ -190,7 +195,7 @@ def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, poo
                        "relative gap": found.relative_gap, "steps": found.steps})
         best = frame[frame["kind"] != "special"].sort_values("contribution", ascending=False).head(NAMED_PAIRS)
         named = ", ".join(f"{code(r.token, 20)} ({r.contribution:+.4f})" for r in best.itertuples())
-        parts.append(f"text {i + 1} most from {named}")
+        parts.append(f"text {i + 1} most from {named}" if named else f"text {i + 1} has no word token")
     tokens = pd.concat(frames, ignore_index=True)
     check = pd.DataFrame(checks)
     worst = float(check["relative gap"].max())
