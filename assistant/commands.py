@@ -55,12 +55,15 @@ def _model(ctx: Context, inv: Invocation) -> Result:
     return info.describe(ctx.model())
 
 
-def using(tool: Callable[..., Result], progress: bool = False) -> Callable[[Context, Invocation], Result]:
+def using(tool: Callable[..., Result], progress: bool = False,
+          samples: bool = False) -> Callable[[Context, Invocation], Result]:
     """The usual handler: ``tool(conversation model, texts, **options)``, plus the page's progress bar
-    for long tools."""
+    for long tools, and the chart's row limit for tools that sample their maps (``samples``)."""
 
     def handler(ctx: Context, inv: Invocation) -> Result:
         extra = {"progress": ctx.progress} if progress else {}
+        if samples:
+            extra["chart_rows"] = ctx.settings.max_chart_rows
         return tool(ctx.model(), inv.texts, **extra, **inv.options)
 
     handler.__name__ = f"using_{tool.__name__}"
@@ -253,7 +256,7 @@ COMMANDS: list[CommandSpec] = [
          "--level sentences",
          "project The bank of the river. | The bank raised its rates. --dims 3 --method tsne",
          "project I deposited money at the bank. --basis vocab"),
-        using(projection.project, progress=True),
+        using(projection.project, progress=True, samples=True),
         texts=(1, None), texts_hint="one or more texts separated by `|` (3 or more with --level sentences)",
         options=(
             Option("level", "choice", "a point per token (with each text's sentence vector) or per text",
@@ -275,7 +278,7 @@ COMMANDS: list[CommandSpec] = [
         "vocab [--n N] [--method pca|tsne|umap] [--color length|vowels|number|subword|special] [--dims 2|3]",
         ("vocab", "vocab --n 30000 --color subword", "vocab --n 1600 --method tsne --color number",
          "vocab --color vowels --dims 3"),
-        using(vocab_tool.vocab, progress=True),
+        using(vocab_tool.vocab, progress=True, samples=True),
         texts=(0, 0),
         options=(
             Option("n", "int", "the first N rows of the matrix ([unused...] rows among them are skipped)",

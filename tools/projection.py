@@ -262,6 +262,7 @@ def project(
     pool: str = "mean",
     basis: str = "texts",
     progress: Progress | None = None,
+    chart_rows: int = charts.MAX_ROWS,
 ) -> Result:
     """A labelled 2-D (or three pairwise 2-D views for 3-D) map of token or sentence vectors.
 
@@ -277,6 +278,7 @@ def project(
         basis: ``texts`` (fit on these vectors) or ``vocab`` (fit on the model's
             input-embedding matrix and show each token's static and contextual position).
         progress: called with (fraction, message) as the work advances.
+        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
 
     Returns:
         A coordinates table, PCA's explained variance, an interactive chart, and
@@ -296,18 +298,19 @@ def project(
         raise UserError(_glove_width_sentence(lm))
     if chosen_method is Method.UMAP:
         umap_module()  # refuse before any model work
+    chart_limit = max(1, min(chart_rows, charts.MAX_ROWS))
     settings = {"level": chosen_level.value, "method": chosen_method.value, "dims": dims,
                 "layer": layer_index, "pool": pooling.value, "basis": chosen_basis.value}
     if chosen_basis is Basis.VOCAB:
         if chosen_level is Level.SENTENCES:
             raise UserError("--basis vocab places tokens next to their vocabulary rows; use it with --level tokens.")
-        return _on_vocab_basis(lm, texts, chosen_method, dims, layer_index, settings, report)
+        return _on_vocab_basis(lm, texts, chosen_method, dims, layer_index, settings, report, chart_limit)
     if chosen_level is Level.SENTENCES:
         return _sentences(lm, texts, chosen_method, dims, layer_index, pooling, settings, report)
-    return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report)
+    return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report, chart_limit)
 
 
-def _tokens(lm, texts, method, dims, layer, pooling, settings, report) -> Result:
+def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_limit) -> Result:
     report(0.1, "encoding the texts")
     encs = encode(lm, texts)
     sentences, _ = sentence_vectors(lm, texts, pooling, layer)
@@ -346,7 +349,7 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report) -> Result
     frame = pd.concat([frame.astype({"position": "Int64"}), sent], ignore_index=True)
     frame[cols] = np.round(np.vstack([token_xy, sentence_xy]), 6)
     report(0.8, "drawing the chart")
-    chart_frame, sampled = chart_sample(frame, charts.MAX_ROWS, keep=frame["kind"] != "token")
+    chart_frame, sampled = chart_sample(frame, chart_limit, keep=frame["kind"] != "token")
     chart = charts.projection_views(
         chart_frame.assign(listing=_listing(chart_frame)), dims=dims, axis_titles=axis_titles(fitted, dims),
         color="text", shape="kind",
@@ -451,7 +454,7 @@ def _glove_width_sentence(lm: LoadedModel) -> str:
             "through the `static` command.")
 
 
-def _on_vocab_basis(lm, texts, method, dims, layer, settings, report) -> Result:
+def _on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit) -> Result:
     if method is Method.TSNE:
         raise UserError("t-SNE cannot place new points in a map fitted on the vocabulary; "
                         "use --basis vocab with --method pca or umap.")
@@ -496,8 +499,8 @@ def _on_vocab_basis(lm, texts, method, dims, layer, settings, report) -> Result:
                                                     **{c: table[f"contextual {c}"] for c in cols}),
     ], ignore_index=True)
     long["pair"] = long["text"].str.slice(0, 3) + "#" + long["position"].astype(str)
-    long, sampled = chart_sample(long, charts.MAX_ROWS // 2)
-    room = max(0, charts.MAX_ROWS - len(long))
+    long, sampled = chart_sample(long, max(1, chart_limit // 2))
+    room = max(0, chart_limit - len(long))
     vocab_xy = fitted.coords
     pick = np.random.default_rng(SEED).choice(len(vocab_xy), min(BACKGROUND_POINTS, room, len(vocab_xy)),
                                               replace=False)
