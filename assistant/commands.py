@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from assistant import sharing
+from assistant import conversation
 from assistant.options import Option
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
@@ -322,17 +322,17 @@ COMMANDS: list[CommandSpec] = [
         "again", "the previous command re-run with changed options (`--name default` drops one) or new texts",
         "again [new texts] [--option value ...]",
         ("again --layer 2", "again --layer 2 --head 3", "again --pool cls", "again --layer default"),
-        sharing.again, texts=(0, None), texts_hint="optional new texts for the previous command",
+        conversation.again, texts=(0, None), texts_hint="optional new texts for the previous command",
         aliases=("rerun", "redo"),
     ),
     CommandSpec(
         "history", "this conversation's commands, each with its permalink (a link that re-runs it)",
-        "history", ("history",), sharing.history, texts=(0, 0), aliases=("log",),
+        "history", ("history",), conversation.history, texts=(0, 0), aliases=("log",),
     ),
     CommandSpec(
         "export", "the whole conversation as Markdown (zip: text, pipe tables, Vega-Lite JSON, CSV) and as "
         "one self-contained HTML file (charts as images) that opens offline",
-        "export [--format both|markdown|html]", ("export", "export --format html"), sharing.export, texts=(0, 0),
+        "export [--format both|markdown|html]", ("export", "export --format html"), conversation.export, texts=(0, 0),
         options=(Option("format", "choice", "which files to make", choices=("both", "markdown", "html"),
                         default="both"),),
         aliases=("download", "save"),
