@@ -21,9 +21,21 @@ from tools import vocab as vocab_tool
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
+from tools.vectors import Pooling
 
-POOL = Option("pool", "choice", "how token vectors become a sentence vector",
-              choices=("cls", "mean", "max", "sbert", "all"), default="mean")
+#: The poolings a command may be asked for: the toolkit's own enum, read once here.
+POOLINGS = tuple(p.value for p in Pooling)
+
+
+def pool_option(help: str = "how token vectors become the sentence vector", *, extra: tuple[str, ...] = (),
+                several: bool = False) -> Option:
+    """The ``--pool`` option: one pooling (default mean), or several (``several``: default every one)."""
+    if several:
+        return Option("pool", "choices", help, choices=POOLINGS + extra)
+    return Option("pool", "choice", help, choices=POOLINGS + extra, default="mean")
+
+
+POOL = pool_option("how token vectors become a sentence vector", extra=("all",))
 LAYER = Option("layer", "int", "hidden state to use: 0 = embeddings, the last layer by default",
                minimum=0, maximum=1000)
 
@@ -152,8 +164,7 @@ COMMANDS: list[CommandSpec] = [
         options=(
             Option("layer", "int", "hidden state of the token and sentence vectors: 0 = embeddings, last by default",
                    minimum=0, maximum=1000),
-            Option("pool", "choice", "how token vectors become the sentence vector",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            pool_option(),
         ),
         aliases=("embedding", "embeddings"),
     ),
@@ -167,8 +178,7 @@ COMMANDS: list[CommandSpec] = [
         options=(
             Option("strategy", "choice", "layer strategy of the word's contextual vector (word mode)",
                    choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4"), default="last"),
-            Option("pool", "choice", "the model's sentence pooling (sentence mode)",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            pool_option("the model's sentence pooling (sentence mode)"),
             Option("mode", "choice", "auto: a single word then 2+ sentences is word mode",
                    choices=("auto", "word", "sentences"), default="auto"),
         ),
@@ -265,8 +275,7 @@ COMMANDS: list[CommandSpec] = [
                    choices=("pca", "tsne", "umap"), default="pca"),
             Option("dims", "int", "2, or 3 for three linked pairwise views", default=2),
             LAYER,
-            Option("pool", "choice", "how token vectors become the sentence vector",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            pool_option(),
             Option("basis", "choice", "fit on these texts, or on the input-embedding matrix (vocab)",
                    choices=("texts", "vocab", "glove"), default="texts"),
         ),
@@ -310,8 +319,7 @@ COMMANDS: list[CommandSpec] = [
             Option("seed", "int", "seed of the sample and of the shuffled pairs", default=42,
                    minimum=0, maximum=2**32 - 1),
             Option("models", "str", "comma-separated models to compare (default: this conversation's)"),
-            Option("pool", "choices", "poolings to score (default: every one the model has)",
-                   choices=("cls", "mean", "max", "sbert")),
+            pool_option("poolings to score (default: every one the model has)", several=True),
             Option("threshold", "float", "gold score from which a pair is a paraphrase (STS-B runs 0 to 5)",
                    default=4.0),
         ),
