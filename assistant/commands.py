@@ -257,15 +257,16 @@ COMMANDS: list[CommandSpec] = [
     CommandSpec(
         "project", "a labelled, interactive map of every token (and each text's sentence vector) or of one point "
         "per text: PCA with explained variance, t-SNE or UMAP; 3-D as three linked views; --basis vocab shows "
-        "each token's static and contextual position",
+        "each token's static and contextual position, --basis glove the words in GloVe's static space",
         "project a [| b ...] [--level tokens|sentences] [--method pca|tsne|umap] [--dims 2|3] [--layer N] "
-        "[--pool cls|mean|max|sbert] [--basis texts|vocab]",
+        "[--pool cls|mean|max|sbert] [--basis texts|vocab|glove]",
         ("project In 1995, the last survey, those numbers were equal. | The last time the survey was "
          "conducted, in 1995, those numbers matched.",
          "project A man plays guitar. | Someone is playing an instrument. | The stock market fell. "
          "--level sentences",
          "project The bank of the river. | The bank raised its rates. --dims 3 --method tsne",
-         "project I deposited money at the bank. --basis vocab"),
+         "project I deposited money at the bank. --basis vocab",
+         "project I sat by the river bank. | I took out a bank loan. --basis glove"),
         using(projection.project, progress=True, samples=True),
         texts=(1, None), texts_hint="one or more texts separated by `|` (3 or more with --level sentences)",
         options=(
@@ -276,7 +277,8 @@ COMMANDS: list[CommandSpec] = [
             Option("dims", "int", "2, or 3 for three linked pairwise views", default=2),
             LAYER,
             pool_option(),
-            Option("basis", "choice", "fit on these texts, or on the input-embedding matrix (vocab)",
+            Option("basis", "choice", "fit on these texts, on the input-embedding matrix (vocab), or show the "
+                   "texts' words in GloVe's space (glove: static, one point per word)",
                    choices=("texts", "vocab", "glove"), default="texts"),
         ),
         aliases=("projection", "pca", "scatter"),

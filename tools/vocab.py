@@ -14,24 +14,22 @@ import pandas as pd
 from tools import charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
-from tools.projection import (
+from tools.projection.fit import (
     MAX_TSNE_POINTS,
     Method,
-    parse_choice,
     axis_titles,
     chart_sample,
     check_dims,
     coordinate_columns,
     downloads,
-    embedding_matrix,
     explained_sentence,
     explained_table,
     fit,
     min_points,
+    parse_choice,
     umap_module,
-    vocab_size,
-    vocabulary,
 )
+from tools.projection.vocab_basis import embedding_matrix, vocab_size, vocabulary
 from tools.results import Artifact, Chart, Result, Table
 from tools.timing import timed
 
