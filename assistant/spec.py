@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,8 @@ class Context:
     hub: ModelHub
     settings: Settings
     progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
+    #: The command table, for commands that run other commands (`again`); given by dispatch.
+    commands: Mapping[str, CommandSpec] = field(default_factory=dict)
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""
