@@ -20,7 +20,7 @@ from assistant.options import Option
 from assistant.spec import CommandSpec, Context, Handler, Invocation
 from tools import why_charts
 from tools.errors import UserError
-from tools.hub import ALIASES, EMBEDDED, FAST_SUFFIX
+from tools.hub import ALIASES, EMBEDDED, FAST_SUFFIX, LoadedModel
 from tools.results import Chart, Result, Table
 from tools.text import code, md
 
@@ -66,7 +66,8 @@ def side_by_side(handler: Handler) -> Handler:
     return run
 
 
-def _load(ctx: Context, name: str):
+def _load(ctx: Context, name: str) -> LoadedModel:
+    """The ``--vs`` model, or its loading sentence with a did-you-mean among the names that work offline."""
     try:
         return ctx.model(name)
     except UserError as exc:
