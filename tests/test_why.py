@@ -177,3 +177,28 @@ def test_json_face_carries_contributions_and_both_charts(run):
     assert sum(r[col] for r in tables["pairs"]["rows"]) == pytest.approx(data["settings"]["cosine"], rel=1e-5)
     assert [c["name"] for c in data["charts"]] == ["pairs", "tokens"]
     assert all(c["vega_lite"]["$schema"].startswith("https://vega.github.io/schema/vega-lite/") for c in data["charts"])
+
+
+def test_the_command_line_gives_the_same_why_as_the_page(tiny_hub):
+    """`python -m assistant run … --json` (also what HTTP and MCP return) carries the same attributions."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    line = "mask the cat sat on the [MASK] . --why --model tiny-mlm"
+    here = execute(line, Session(), tiny_hub).to_json()
+    env = {**os.environ, "ASSISTANT_MODEL_ROOTS": tiny_hub.settings.model_roots, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "assistant", "run", line, "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cli = json.loads(done.stdout)
+    tables = {t["name"]: t for t in cli["tables"]}
+    mine = {t["name"]: t for t in here["tables"]}
+    assert tables["why"]["columns"] == mine["why"]["columns"] and "contribution" in tables["why"]["columns"]
+    col = tables["why"]["columns"].index("contribution")
+    assert np.allclose([r[col] for r in tables["why"]["rows"]], [r[col] for r in mine["why"]["rows"]], rtol=1e-5)
+    bad = subprocess.run([sys.executable, "-m", "assistant", "run", "why only one text", "--json"], cwd=ROOT,
+                         env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and "needs two texts" in json.loads(bad.stdout)["error"]
