@@ -72,8 +72,10 @@ def test_the_reply_names_the_top_pairs_and_the_special_and_punctuation_share(lm)
     assert set(tokens.loc[tokens["token"].isin(["[CLS]", "[SEP]"]), "kind"]) == {"special"}
     assert set(tokens.loc[tokens["token"] == ".", "kind"]) == {"punctuation"}
     assert {c.name for c in result.charts} == {"pairs", "tokens"}
-    special = result.settings["special share"]
-    assert f"{special:+.4f}" in result.text
+    pairs = result.table("pairs")
+    special = pairs.loc[pairs["a token"].isin(["[CLS]", "[SEP]"]) | pairs["b token"].isin(["[CLS]", "[SEP]"]),
+                        "contribution"].sum()
+    assert f"Special tokens account for {special:+.4f}" in result.text
 
 
 def test_long_texts_keep_every_token_and_a_drawable_heatmap(lm):
@@ -85,7 +87,8 @@ def test_long_texts_keep_every_token_and_a_drawable_heatmap(lm):
     assert any("truncated" in w for w in result.warnings)
     heat = result.charts[0].chart
     assert len(heat.data) <= 60 * 60 and "largest shares" in heat.title
-    assert _rel(result.settings["sum of pairs"], result.settings["cosine"]) < 1e-5
+    first = tokens["text"] == tokens["text"][0]
+    assert _rel(float(tokens.loc[first, "contribution"].sum()), result.settings["cosine"]) < 1e-5
 
 
 def test_sbert_is_the_same_exact_split_when_the_recipe_is_a_mean(lm):

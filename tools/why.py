@@ -142,8 +142,7 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
             f"{_named_pairs(named, top_share, cosine)} "
             f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "
             f"{_part(punct_sum, cosine)}.")
-    settings |= {"method": "exact token-pair decomposition", "sum of pairs": float(matrix.sum()),
-                 "cosine": cosine, "special share": special_sum, "punctuation share": punct_sum}
+    settings |= {"method": "exact token-pair decomposition", "cosine": round(cosine, 6)}
     tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table)]
     return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
 
@@ -207,8 +206,7 @@ def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, poo
             f"Completeness: the attributions add up to the score minus the baseline score within "
             f"{worst:.1%} (table `completeness`).")
     settings |= {"method": "integrated gradients", "steps": int(check["steps"].max()), "tolerance": IG_TOLERANCE,
-                 "baseline": BASELINE, "cosine": cosine,
-                 "completeness gap": worst}
+                 "baseline": BASELINE, "cosine": round(cosine, 6)}
     charts = [Chart("tokens", why_charts.token_bars(tokens, title="Integrated gradients per token"))]
     tables = [Table("tokens", tokens.drop(columns=["label"])), Table("completeness", check)]
     return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
