@@ -91,6 +91,18 @@ def test_long_texts_keep_every_token_and_a_drawable_heatmap(lm):
     assert _rel(float(tokens.loc[first, "contribution"].sum()), result.settings["cosine"]) < 1e-5
 
 
+@pytest.mark.parametrize("pool", ["mean", "cls"])
+def test_word_pieces_add_up_to_their_words(lm, pool):
+    result = why(lm, ["Embeddings are vectors.", "BERT makes contextual embeddings."], pool=pool)
+    words, tokens = result.table("words"), result.table("tokens")
+    row = words[words["word"] == "Embeddings"].iloc[0]
+    assert row["tokens"] == "em ##bed ##ding ##s"
+    pieces = tokens[(tokens["text"] == row["text"]) & tokens["position"].between(1, 4)]["contribution"].sum()
+    assert _rel(float(row["contribution"]), float(pieces)) < 1e-9
+    assert _rel(float(words["contribution"].sum()), float(tokens["contribution"].sum())) < 1e-9
+    assert "`Embeddings`" in result.text and "`##bed`" not in result.text
+
+
 def test_sbert_is_the_same_exact_split_when_the_recipe_is_a_mean(lm):
     mean, sbert = why(lm, list(PAIRS[0])), why(lm, list(PAIRS[0]), pool="sbert")
     assert np.allclose(mean.table("pairs")["contribution"], sbert.table("pairs")["contribution"], rtol=1e-5)

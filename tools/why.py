@@ -58,6 +58,45 @@ def _tokens_frame(lm: LoadedModel, which: int, text: str, tokens: list[str], ids
     })
 
 
+def word_groups(text: str, offsets: Sequence[tuple[int, int]], kinds: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Group tokens into the words they spell: pieces that touch (no space between) join the word before.
+
+    Returns:
+        A one-hot (words, tokens) matrix, so ``groups @ values`` sums each word's tokens, and each word's text.
+    """
+    index, labels, spans = [], [], []
+    for k, ((start, end), kind) in enumerate(zip(offsets, kinds)):
+        joins = (k > 0 and kind in ("word", "word piece") and kinds[k - 1] in ("word", "word piece")
+                 and start == spans[-1][1] and end > start)
+        if joins:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+            labels.append("")
+        index.append(len(spans) - 1)
+        labels[-1] = text[spans[-1][0]:spans[-1][1]] if kind != "special" else ""
+    groups = np.zeros((len(spans), len(offsets)))
+    groups[index, np.arange(len(offsets))] = 1.0
+    return groups, labels
+
+
+def _words_frame(which: int, text: str, tokens: pd.DataFrame, enc_tokens: list[str],
+                 offsets: Sequence[tuple[int, int]], total: float) -> tuple[pd.DataFrame, np.ndarray]:
+    kinds = tokens["kind"].tolist()
+    groups, labels = word_groups(text, offsets, kinds)
+    first = groups.argmax(axis=1)
+    values = groups @ tokens["contribution"].to_numpy(float)
+    frame = pd.DataFrame({
+        "text": label(which, text),
+        "word": [w or enc_tokens[i] for w, i in zip(labels, first)],
+        "tokens": [" ".join(enc_tokens[j] for j in np.flatnonzero(row)) for row in groups],
+        "kind": [kinds[i] if kinds[i] != "word piece" else "word" for i in first],
+        "contribution": values,
+        "share": values / total if total else np.nan,
+    })
+    return frame, groups
+
+
 @timed("why")
 def why(
     model: LoadedModel | str | None,
@@ -75,8 +114,9 @@ def why(
         layer: hidden state to pool (default: the last layer; sbert reads the last).
 
     Returns:
-        Tables ``tokens`` (each token's contribution) and, for the exact decomposition,
-        ``pairs`` (each token pair's); for integrated gradients ``completeness``. Charts:
+        Tables ``tokens`` (each token's contribution), ``words`` (word pieces summed into the
+        words they spell) and, for the exact decomposition, ``pairs`` (each token pair's); for
+        integrated gradients ``completeness``. The reply names the top word pairs. Charts:
         the token-pair heatmap (exact) and each text's token bars.
     """
     lm = as_model(model)
@@ -125,7 +165,9 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     punct = ~special & ((kinds_a[ii] == "punctuation") | (kinds_b[jj] == "punctuation"))
     special_sum, punct_sum = float(matrix[special].sum()), float(matrix[punct].sum())
     ranked = pairs.reindex(pairs["contribution"].sort_values(ascending=False).index)
-    top = ranked[~special.ravel()[ranked.index]].head(NAMED_PAIRS)
+    words_a, groups_a = _words_frame(0, texts[0], tokens[: n], a.tokens, a.offsets, cosine)
+    words_b, groups_b = _words_frame(1, texts[1], tokens[n:].reset_index(drop=True), b.tokens, b.offsets, cosine)
+    top = _top_word_pairs(groups_a @ matrix @ groups_b.T, words_a, words_b)
     if len(pairs) > MAX_PAIR_ROWS:
         warnings.append(f"The pairs table holds the {MAX_PAIR_ROWS:,} largest of {len(pairs):,} pair "
                         "contributions (by size); the tokens table holds every token's total.")
@@ -133,9 +175,8 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     pairs_table = ranked.reset_index(drop=True)
     charts = [Chart("pairs", _heatmap(matrix, a.tokens, b.tokens, cosine, lm, pooling, where)),
               Chart("tokens", why_charts.token_bars(tokens, title="Each token's share (row / column sums)"))]
-    named = ", ".join(f"{code(r['a token'], 20)} ↔ {code(r['b token'], 20)} ({r['contribution']:.4f})"
-                      for _, r in top.iterrows())
-    top_share = float(top["contribution"].sum()) / cosine if cosine else 0.0
+    named = ", ".join(f"{code(wa, 30)} ↔ {code(wb, 30)} ({value:.4f})" for wa, wb, value in top)
+    top_share = sum(value for _, _, value in top) / cosine if cosine else 0.0
     text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) is exactly the "
             f"sum of {n} x {m} token-pair contributions (t_i · u_j / (n m |ā| |ū|))"
             f"{SBERT_NOTE if pooling is Pooling.SBERT else ''}. "
@@ -143,8 +184,17 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
             f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "
             f"{_part(punct_sum, cosine)}.")
     settings |= {"method": "exact token-pair decomposition", "cosine": round(cosine, 6)}
-    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table)]
+    words = pd.concat([words_a, words_b], ignore_index=True)
+    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table), Table("words", words)]
     return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
+
+
+def _top_word_pairs(matrix: np.ndarray, words_a: pd.DataFrame, words_b: pd.DataFrame) -> list[tuple[str, str, float]]:
+    """The word pairs (neither a special token) that carry the most, largest first."""
+    keep = np.outer(words_a["kind"].to_numpy() != "special", words_b["kind"].to_numpy() != "special")
+    order = [k for k in np.argsort(-matrix, axis=None) if keep.flat[k]][:NAMED_PAIRS]
+    return [(words_a["word"][i], words_b["word"][j], float(matrix[i, j]))
+            for i, j in (np.unravel_index(k, matrix.shape) for k in order)]
 
 
 def _named_pairs(named: str, share: float, cosine: float) -> str:
@@ -182,18 +232,21 @@ def _steps(check: pd.DataFrame) -> str:
 
 def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, pooling: Pooling, layer: int,
                cosine: float, where: str, warnings: list[str], settings: dict) -> Result:
-    frames, checks, parts = [], [], []
+    frames, word_frames, checks, parts = [], [], [], []
     for i, text in enumerate(texts):
         tokens, found = similarity_attribution(lm, text, vectors[1 - i], pooling, layer)
         ids = lm.tokenizer.convert_tokens_to_ids(tokens)
         frame = _tokens_frame(lm, i, text, tokens, ids, found.scores, found.total)
         frames.append(frame)
+        offsets = lm.tokenizer(text, truncation=True, max_length=len(tokens), return_offsets_mapping=True)
+        words, _ = _words_frame(i, text, frame, tokens, [tuple(o) for o in offsets["offset_mapping"]], found.total)
+        word_frames.append(words)
         checks.append({"text": label(i, text), "attributions sum": found.total, "score": found.value,
                        "baseline score": found.baseline_value,
                        "score - baseline": found.value - found.baseline_value, "gap": found.gap,
                        "relative gap": found.relative_gap, "steps": found.steps})
-        best = frame[frame["kind"] != "special"].sort_values("contribution", ascending=False).head(NAMED_PAIRS)
-        named = ", ".join(f"{code(r.token, 20)} ({r.contribution:+.4f})" for r in best.itertuples())
+        best = words[words["kind"] != "special"].sort_values("contribution", ascending=False).head(NAMED_PAIRS)
+        named = ", ".join(f"{code(r.word, 30)} ({r.contribution:+.4f})" for r in best.itertuples())
         parts.append(f"text {i + 1} most from {named}" if named else f"text {i + 1} has no word token")
     tokens = pd.concat(frames, ignore_index=True)
     check = pd.DataFrame(checks)
@@ -208,5 +261,6 @@ def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, poo
     settings |= {"method": "integrated gradients", "steps": int(check["steps"].max()), "tolerance": IG_TOLERANCE,
                  "baseline": BASELINE, "cosine": round(cosine, 6)}
     charts = [Chart("tokens", why_charts.token_bars(tokens, title="Integrated gradients per token"))]
-    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("completeness", check)]
+    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("words", pd.concat(word_frames, ignore_index=True)),
+              Table("completeness", check)]
     return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
