@@ -174,7 +174,8 @@ def test_without_the_split_or_datasets_one_sentence_says_how_to_pass_a_file(tmp_
     with pytest.raises(UserError) as caught:
         stsdata.load("stsb-test", Settings(data_dir=str(tmp_path)))
     message = str(caught.value)
-    assert "sts-test.tsv" in message and "--data PATH" in message and "`datasets` library is not installed" in message
+    assert "sts-test.tsv" in message and "--data FILE" in message and "`datasets` library is not installed" in message
+    assert all(way in message for way in ("upload it on the page", "path on the command line", "data folder"))
 
 
 # --- sampling ------------------------------------------------------------------------------------------
