@@ -76,7 +76,8 @@ def execute(
         inv = parse(line, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), access)
+        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
+                      access=access)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,8 @@ class Context:
     hub: ModelHub
     settings: Settings
     progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
+    #: The command table, for commands that run other commands (`again`); given by dispatch.
+    commands: Mapping[str, CommandSpec] = field(default_factory=dict)
     access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
 
     def model(self, name: str | None = None) -> LoadedModel:

@@ -160,6 +160,7 @@ def test_the_project_brush_lists_the_tokens_inside_the_box_and_points_have_toolt
         if shown:
             break
     assert shown, "no tooltip appeared over the scatter"
+    assert "drag a box to list the points" in reply.node.locator(".chart-hint").inner_text()
     # drag a box over the top-left of the scatter: the list shows the points inside it, and only those
     page.mouse.move(box["x"] + 40, box["y"] + 40)
     page.mouse.down()

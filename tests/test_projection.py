@@ -213,7 +213,9 @@ def test_downloads_hold_the_coordinates_and_the_chart_spec(run):
     ("project Some text --dims 4", "--dims 4 is not possible"),
     ("vocab --n 40000", "--n 40000 is outside minilm's vocabulary"),
     ("vocab --n 9000 --method tsne", "t-SNE of 8,006 vocabulary rows"),
-    ("project Some text --basis glove", "GloVe vectors have 50 dimensions"),
+    ("project Some text --basis glove --method tsne", "t-SNE cannot place new points"),
+    ("project Zxqvbnm wqxzt --basis glove", "not in GloVe"),
+    ("project A cat. | A dog. | A cow. --basis glove --level sentences", "--level tokens"),
     ("project Some text --basis vocab --method tsne", "t-SNE cannot place new points"),
     ("project Some text --method umapp", "Did you mean `umap`"),
 ])
@@ -238,3 +240,22 @@ def test_umap_is_an_optional_extra_with_an_install_hint(run):
 def test_sentence_level_refuses_basis_vocab():
     with pytest.raises(UserError, match="--level tokens"):
         projection.project("minilm", ["a", "b", "c"], level="sentences", basis="vocab")
+
+
+def test_glove_basis_places_each_word_once_whatever_its_sentence(run):
+    reply = run("project I sat by the river bank. | I took out a bank loan. --basis glove")
+    assert reply.ok, reply.error
+    words = reply.result.tables[0].frame
+    bank = words[words["word"] == "bank"]
+    assert len(bank) == 2 and bank["text"].nunique() == 2
+    assert bank[["dim1", "dim2"]].nunique().tolist() == [1, 1]  # static: one point in both sentences
+    assert words[words["word"] == "river"][["dim1", "dim2"]].values.tolist() != bank[["dim1", "dim2"]].values[:1].tolist()
+    assert "`bank`" in reply.result.text and "GloVe" in reply.result.text
+    assert reply.result.charts and reply.result.settings["basis"] == "glove"
+
+
+def test_glove_basis_leaves_out_unknown_words_and_says_so(run):
+    reply = run("project The zxqvbnm sat by the bank. --basis glove")
+    assert reply.ok, reply.error
+    assert "zxqvbnm" not in set(reply.result.tables[0].frame["word"])
+    assert any("zxqvbnm" in w and "left out" in w for w in reply.result.warnings)

@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from sklearn.metrics import accuracy_score, precision_recall_curve, precision_recall_fscore_support
 
 from tools import charts, stsdata
 from tools.access import WEB, DataAccess
@@ -130,6 +128,8 @@ def derangement(n: int, seed: int) -> np.ndarray:
 
 def correlations(cosine: np.ndarray, gold: np.ndarray) -> dict[str, float]:
     """Spearman and Pearson correlation of cosine with gold, x 100 as papers report them (NaN if constant)."""
+    from scipy import stats  # loaded when a benchmark first runs, not at start-up
+
     with pywarnings.catch_warnings():
         pywarnings.simplefilter("ignore")  # a constant input gives NaN, which the table shows as empty
         spearman = stats.spearmanr(cosine, gold).statistic
@@ -143,6 +143,8 @@ def threshold_metrics(cosine: np.ndarray, gold: np.ndarray, cut: float) -> dict[
     Returns the threshold and the accuracy, precision, recall and F1 there (all NaN
     when every pair is on the same side of ``cut``).
     """
+    from sklearn.metrics import accuracy_score, precision_recall_curve, precision_recall_fscore_support
+
     truth = gold >= cut
     if truth.all() or not truth.any():
         return dict.fromkeys(("threshold", "accuracy", "precision", "recall", "f1"), float("nan"))
@@ -346,6 +348,8 @@ def edge_cases(frame: pd.DataFrame, cosine: np.ndarray, k: int = EDGE_CASES) -> 
     Ranks are percentiles (0 = least similar, 1 = most), so ``rank gap`` = cosine
     rank - gold rank runs from -1 to 1.
     """
+    from scipy import stats
+
     n = len(frame)
     gold_rank = (stats.rankdata(frame["score"]) - 1) / max(n - 1, 1)
     cos_rank = (stats.rankdata(cosine) - 1) / max(n - 1, 1)

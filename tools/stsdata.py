@@ -286,10 +286,11 @@ def load_split(split: Split, settings: Settings) -> Pairs:
             pairs = read_file(path, settings)
             return Pairs(pairs.frame, split.value)
     try:
-        import datasets  # noqa: F401  (a Space has it; checked first so the reply can say so)
+        import datasets  # a Space has it; looked for first so that the reply can say it is missing
     except ImportError:
         reason = "the `datasets` library is not installed"
     else:
+        del datasets  # from_datasets imports it where it is used
         if hub_offline():
             reason = "the Hugging Face hub is switched off (HF_HUB_OFFLINE)"
         elif not hub_reachable():  # `datasets` itself would retry for about 20 s before giving up

@@ -82,7 +82,11 @@
     if (!payload || !payload.id || A.seen.has(payload.id)) {
       // The event failed before a new reply arrived: say so where the question waits.
       const pending = log() && log().querySelector(".pending:last-child");
-      if (pending) { pending.className = "reply error"; pending.textContent = "The server did not answer this one; your conversation is kept, try again."; }
+      if (pending) {
+        pending.className = "reply error";
+        pending.textContent = "The server did not answer this one; your conversation is kept, try again.";
+        pending.dataset.done = "1";
+      }
       return [];
     }
     A.seen.add(payload.id);
