@@ -24,6 +24,7 @@ from typing import Any
 from assistant.commands import TABLE
 from assistant.parsing import parse
 from assistant.spec import Context, Session
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
@@ -58,12 +59,15 @@ def execute(
     hub: ModelHub,
     settings: Settings | None = None,
     progress: Callable[[float, str], None] | None = None,
+    access: DataAccess = WEB,
 ) -> Reply:
     """Run one command line in a conversation.
 
     Predictable mistakes come back as ``Reply.error`` with their sentence; any
     other exception is logged with its traceback and a reference id, and the
     user gets one sentence naming that id. The session keeps its state either way.
+    ``access`` says which files ``--data`` may read: :data:`tools.access.WEB` (data folders
+    and uploads) unless the caller is the command line (:meth:`DataAccess.local`).
     """
     settings = settings or hub.settings
     verb = ""
@@ -72,7 +76,8 @@ def execute(
         inv = parse(line, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE)
+        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
+                      access=access)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)
