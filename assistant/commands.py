@@ -13,6 +13,7 @@ import pandas as pd
 
 from assistant import conversation
 from assistant.options import Option
+from assistant.phrasings import PHRASINGS
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
@@ -348,6 +349,9 @@ COMMANDS: list[CommandSpec] = [
         aliases=("download", "save"),
     ),
 ]
+
+# Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
+COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
 TABLE: dict[str, CommandSpec] = {

@@ -1,0 +1,168 @@
+"""The example phrasings of each command row: how people ask for it in plain English.
+
+``assistant.commands`` puts them on its rows (``CommandSpec.phrasings``); the router in
+``assistant.understanding`` embeds them once per model and sends a question to the row
+whose phrasings are most similar. Quoted ``"A"``, ``"B"`` and ``"w"`` stand for the texts
+a person would quote: texts are masked the same way in questions before they are compared.
+Every routable row needs at least five (tests/test_understanding.py checks it). Keep them
+short and varied; never copy a question of tests/data/questions*.jsonl here.
+"""
+
+from __future__ import annotations
+
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "help": (
+        "what can you do?",
+        "what commands are there?",
+        "show me the list of commands",
+        "how do I use this assistant?",
+        "help me, what can I type here?",
+        "which commands exist and what are their options?",
+    ),
+    "model": (
+        "which model is this?",
+        "how many layers and heads does the model have?",
+        "what is the hidden size of the model?",
+        "how many parameters does this model have?",
+        "tell me about the current model",
+        "switch to another model",
+        "what is the shape of the embedding matrix?",
+    ),
+    "tokenize": (
+        'how is "A" tokenized?',
+        'split "A" into tokens',
+        'what are the word pieces of "A"?',
+        'show me the token ids of "A"',
+        'how does the tokenizer break up "A"?',
+        'how many tokens is "A"?',
+        'tokenize the pair "A" and "B"',
+    ),
+    "compare": (
+        'how similar are "A" and "B"?',
+        'what is the cosine similarity between "A" and "B"?',
+        'are "A" and "B" paraphrases?',
+        'do "A" and "B" mean the same thing?',
+        'compare the sentences "A" and "B"',
+        'similarity of "A" vs "B"',
+        'how close are these sentences in meaning: "A", "B"',
+        'make a similarity matrix of "A", "B" and "C"',
+        'score the semantic similarity of "A" and "B"',
+    ),
+    "word": (
+        'is "w" the same vector in "A" and "B"?',
+        'does the word "w" mean the same in "A" and "B"?',
+        'compare the contextual embedding of "w" in "A" and "B"',
+        'how does the meaning of "w" change between "A" and "B"?',
+        'the word "w" in different contexts: "A", "B"',
+        'how similar is "w" in these two sentences "A" and "B"',
+        'which layer strategy separates the senses of "w" in "A" and "B"?',
+    ),
+    "embed": (
+        'give me the embedding of "A"',
+        'what does the vector of "A" look like?',
+        'show the hidden states of "A"',
+        'get the sentence vector for "A"',
+        'download the embeddings of "A"',
+        'what are the token vector norms of "A"?',
+        'encode "A" into a vector',
+    ),
+    "static": (
+        'compare GloVe with the model for "w" in "A" and "B"',
+        'static versus contextual embeddings of "w" in "A" and "B"',
+        'does a static word vector see the difference between "A" and "B"?',
+        'how does GloVe score "A" against "B"?',
+        'glove vs contextual for "A" and "B"',
+        'show the context-blind glove vectors for "w" in "A" and "B"',
+    ),
+    "neighbors": (
+        'what words are closest to "w"?',
+        'nearest neighbours of "w"',
+        'which words are similar to "w"?',
+        'find words near "w" in the embedding space',
+        'list the words most like "w"',
+        'what are the neighbors of "w" in GloVe?',
+        'show me the synonyms the model finds for "w"',
+    ),
+    "mask": (
+        'what word fills the blank in "A"?',
+        'predict the missing word in "A [MASK]"',
+        "fill in the blank: the ___ sat on the mat",
+        'what does the model put in place of [MASK] in "A"?',
+        'guess the masked token in "A"',
+        'complete the sentence "A" where the word is missing',
+        "what goes in the gap?",
+    ),
+    "attend": (
+        'show the attention of "A"',
+        'which words does each token attend to in "A"?',
+        'draw the attention heatmap of "A"',
+        'which heads look at the previous word in "A"?',
+        'what do the attention heads do in "A"?',
+        'visualize attention weights for "A"',
+        'what does head 3 of layer 2 look at in "A"?',
+    ),
+    "selfattn": (
+        'compute self-attention by hand for "A"',
+        'rebuild attention from the query key and value weights for "A"',
+        'show the causal mask of self-attention on "A"',
+        'how is self-attention calculated from scratch for "A"?',
+        'multi-head attention with random projections on "A"',
+        'do the query, key, value matrices reproduce the attention of "A"?',
+    ),
+    "syntax": (
+        'parse the dependencies of "A"',
+        'do attention heads follow syntax in "A"?',
+        'show the dependency tree of "A"',
+        'which heads agree with the grammatical structure of "A"?',
+        'does attention track syntactic distance in "A"?',
+        'what is the parse of "A"?',
+    ),
+    "project": (
+        'plot the tokens of "A" and "B" in 2D',
+        'project the embeddings of "A" and "B" with PCA',
+        'where do the tokens of "A" land on a map?',
+        'draw a scatter plot of "A", "B" and "C"',
+        'visualize the sentence vectors of "A", "B" and "C"',
+        'reduce the embeddings of "A" to two dimensions',
+        'show a t-SNE map of "A" and "B"',
+    ),
+    "vocab": (
+        "show the whole vocabulary projected",
+        "plot the input embedding matrix",
+        "what does the vocabulary look like in 2D?",
+        "map the word embeddings of the vocabulary coloured by length",
+        "export the vocabulary for the TensorBoard projector",
+        "visualize the embedding table of the model",
+    ),
+    "benchmark": (
+        "how good is the model on STS-B?",
+        "evaluate the model on a sentence similarity benchmark",
+        "what is the Spearman correlation on STS?",
+        "benchmark the poolings against human ratings",
+        "which pooling scores best on STS-B?",
+        "measure paraphrase accuracy on the test split",
+        "run the evaluation on the dev set",
+    ),
+    "history": (
+        "what have I run so far?",
+        "show my previous commands",
+        "list this conversation's history",
+        "give me links to my earlier answers",
+        "what did I ask before?",
+    ),
+    "export": (
+        "export this conversation",
+        "download the whole chat as markdown",
+        "save the conversation as an HTML file",
+        "can I keep a copy of these answers offline?",
+        "give me a zip of everything we did",
+    ),
+    "why": (  # the `why` row (issue 18): used once the table has it
+        'why are "A" and "B" similar?',
+        'which tokens make "A" and "B" close?',
+        'what makes these two sentences similar: "A", "B"',
+        'explain the similarity of "A" and "B"',
+        'which words contribute most to the cosine of "A" and "B"?',
+        'why does the model think "A" is like "B"?',
+    ),
+}
