@@ -1,0 +1,116 @@
+"""Which command a question asks for, decided by the conversation's own embedding model.
+
+Each row's phrasings are embedded once per model (kept on the model, like its other
+per-model state) and a question goes to the row whose best phrasing is most similar,
+found with sentence-transformers' ``util.semantic_search``. The router does not guess
+when the best score is low or the runner-up is close: the caller then offers choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from sentence_transformers import util
+
+from assistant.spec import CommandSpec
+from assistant.understanding.slots import PLACEHOLDER, quoted_spans
+from tools.hub import LoadedModel, ModelHub, split_fast
+from tools.vectors import Pooling, sentence_vectors
+
+#: Below this cosine the best phrasing is too far from the question to act on it.
+MIN_SCORE = 0.42
+#: The best row must beat the runner-up by this much, or the router offers both.
+MIN_MARGIN = 0.025
+#: The model that routes when the conversation's model has no sentence-transformers pooling.
+FALLBACK_MODEL = "minilm"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One row's score for a question: the cosine of its most similar phrasing."""
+
+    spec: CommandSpec
+    score: float
+    phrasing: str
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The rows ranked for one question, best first, and whether the best one is clear."""
+
+    ranked: list[Ranked]
+    model: str
+
+    @property
+    def best(self) -> Ranked:
+        return self.ranked[0]
+
+    @property
+    def margin(self) -> float:
+        return self.ranked[0].score - self.ranked[1].score if len(self.ranked) > 1 else 1.0
+
+    @property
+    def confident(self) -> bool:
+        return self.best.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+
+
+@dataclass(frozen=True)
+class _Index:
+    """The phrasings of a table, embedded by one model: (rows, the row of each phrasing, vectors)."""
+
+    specs: tuple[CommandSpec, ...]
+    owner: tuple[int, ...]
+    phrasings: tuple[str, ...]
+    vectors: torch.Tensor
+
+
+def routing_model(hub: ModelHub, name: str) -> LoadedModel:
+    """The conversation's model when it has sentence pooling, else the embedded default (same speed path)."""
+    lm = hub.get(name)
+    if lm.sentence_config() is not None:
+        return lm
+    _, fast = split_fast(name)
+    return hub.get(FALLBACK_MODEL + (":int8" if fast else ""))
+
+
+def frame(question: str) -> str:
+    """What the router compares: the question with its quoted texts replaced by ``"X"``."""
+    out, pos = [], 0
+    for start, end, _ in quoted_spans(question):
+        out += [question[pos:start], PLACEHOLDER]
+        pos = end
+    out.append(question[pos:])
+    return "".join(out).strip()
+
+
+def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
+    """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length."""
+    vectors, _ = sentence_vectors(lm, list(texts), Pooling.SBERT)
+    return util.normalize_embeddings(vectors.float())
+
+
+def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
+    key = "routing:" + ",".join(f"{s.name}/{len(s.phrasings)}" for s in specs)
+
+    def build(model: LoadedModel) -> _Index:
+        owner = tuple(i for i, s in enumerate(specs) for _ in s.phrasings)
+        phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
+        return _Index(tuple(specs), owner, phrasings, embed(model, phrasings))
+
+    return lm.extra(key, build)
+
+
+def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:
+    """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm``."""
+    index = _index(lm, [s for s in specs if s.phrasings])
+    query = embed(lm, [frame(question)])
+    hits = util.semantic_search(query, index.vectors, top_k=len(index.phrasings))[0]
+    best: dict[int, Ranked] = {}
+    for hit in hits:  # best first: the first hit of each row is its score
+        row = index.owner[hit["corpus_id"]]
+        if row not in best:
+            best[row] = Ranked(index.specs[row], float(hit["score"]), index.phrasings[hit["corpus_id"]])
+    ranked = sorted(best.values(), key=lambda r: -r.score)
+    return Routing(ranked, lm.name)
