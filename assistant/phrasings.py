@@ -18,6 +18,9 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "how do I use this assistant?",
         "help me, what can I type here?",
         "which commands exist and what are their options?",
+        "how do I use the attend command?",
+        "what options does the compare command take?",
+        "explain how to type a mask command",
     ),
     "model": (
         "which model is this?",
@@ -35,6 +38,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'show me the token ids of "A"',
         'how does the tokenizer break up "A"?',
         'how many tokens is "A"?',
+        'what subword pieces does "w" turn into?',
+        'break "w" into wordpieces',
         'tokenize the pair "A" and "B"',
     ),
     "compare": (
@@ -65,6 +70,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'download the embeddings of "A"',
         'what are the token vector norms of "A"?',
         'encode "A" into a vector',
+        'what is the representation of "A"?',
     ),
     "static": (
         'compare GloVe with the model for "w" in "A" and "B"',
@@ -82,6 +88,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'list the words most like "w"',
         'what are the neighbors of "w" in GloVe?',
         'show me the synonyms the model finds for "w"',
+        'which vocabulary tokens lie nearest to "w"?',
     ),
     "mask": (
         'what word fills the blank in "A"?',
@@ -125,6 +132,9 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'visualize the sentence vectors of "A", "B" and "C"',
         'reduce the embeddings of "A" to two dimensions',
         'show a t-SNE map of "A" and "B"',
+        'draw "A" and "B" with UMAP',
+        'a 3D projection of "A" and "B"',
+        'map the tokens of "A" in the vocabulary basis',
     ),
     "vocab": (
         "show the whole vocabulary projected",
@@ -133,6 +143,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "map the word embeddings of the vocabulary coloured by length",
         "export the vocabulary for the TensorBoard projector",
         "visualize the embedding table of the model",
+        "colour the vocabulary map by vowel count",
+        "project the model's vocabulary and colour it by numbers",
     ),
     "benchmark": (
         "how good is the model on STS-B?",
@@ -142,6 +154,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "which pooling scores best on STS-B?",
         "measure paraphrase accuracy on the test split",
         "run the evaluation on the dev set",
+        "how well do the cosines correlate with gold similarity scores?",
     ),
     "history": (
         "what have I run so far?",

@@ -41,7 +41,7 @@ def texts_for(spec: CommandSpec, slots: Slots, table: Mapping[str, CommandSpec])
         return []
     texts = list(slots.texts)
     if spec.name == "help":
-        named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and w != "help"]
+        named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and table[w].name != "help"]
         return [table[named[0]].name] if named else []
     if spec.name == "model":
         return texts[:1] if slots.quoted else []

@@ -8,6 +8,7 @@ when the best score is low or the runner-up is close: the caller then offers cho
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,14 +16,20 @@ import torch
 from sentence_transformers import util
 
 from assistant.spec import CommandSpec
-from assistant.understanding.slots import PLACEHOLDER, quoted_spans
+from assistant.understanding import spoken
+from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.hub import LoadedModel, ModelHub, split_fast
 from tools.vectors import Pooling, sentence_vectors
 
 #: Below this cosine the best phrasing is too far from the question to act on it.
-MIN_SCORE = 0.42
+MIN_SCORE = 0.3
 #: The best row must beat the runner-up by this much, or the router offers both.
-MIN_MARGIN = 0.025
+MIN_MARGIN = 0.015
+#: What the shape of a question's texts adds to a row's score: a blank (``[MASK]``, ``___``) asks for
+#: `mask`; a quoted word then sentences that contain it asks for `word` (or `static`); texts a row
+#: cannot take count against it.
+FIT_BONUS = {"mask": 0.15, "word": 0.06, "static": 0.03}
+FIT_PENALTY = 0.08
 #: The model that routes when the conversation's model has no sentence-transformers pooling.
 FALLBACK_MODEL = "minilm"
 
@@ -105,12 +112,39 @@ def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
 def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:
     """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm``."""
     index = _index(lm, [s for s in specs if s.phrasings])
-    query = embed(lm, [frame(question)])
-    hits = util.semantic_search(query, index.vectors, top_k=len(index.phrasings))[0]
+    framed = frame(question)
+    plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
+    queries = list(dict.fromkeys([framed, plain] if plain else [framed]))
     best: dict[int, Ranked] = {}
-    for hit in hits:  # best first: the first hit of each row is its score
-        row = index.owner[hit["corpus_id"]]
-        if row not in best:
-            best[row] = Ranked(index.specs[row], float(hit["score"]), index.phrasings[hit["corpus_id"]])
-    ranked = sorted(best.values(), key=lambda r: -r.score)
+    for hits in util.semantic_search(embed(lm, queries), index.vectors, top_k=len(index.phrasings)):
+        for hit in hits:  # best first: the first hit of each row is its score
+            row, score = index.owner[hit["corpus_id"]], float(hit["score"])
+            if row not in best or score > best[row].score:
+                best[row] = Ranked(index.specs[row], score, index.phrasings[hit["corpus_id"]])
+    slots = read(question)
+    ranked = sorted((Ranked(r.spec, r.score + fit(r.spec, slots), r.phrasing) for r in best.values()),
+                    key=lambda r: -r.score)
     return Routing(ranked, lm.name)
+
+
+def _all_options(specs: Sequence[CommandSpec]) -> CommandSpec:
+    """One row holding every row's options (the first of each name), to cut options out of a question."""
+    options = {o.name: o for s in specs for o in s.options}
+    return dataclasses.replace(specs[0], options=tuple(options.values()), usage=" ".join(s.usage for s in specs))
+
+
+def fit(spec: CommandSpec, slots: Slots) -> float:
+    """How the question's texts suit the row (see :data:`FIT_BONUS`): a small bonus or penalty."""
+    if slots.has_mask:
+        return FIT_BONUS["mask"] if spec.name == "mask" else 0.0
+    word, sentences = slots.word, slots.sentences
+    if (slots.quoted and word is not None and len(sentences) >= 2
+            and all(word.lower() in s.lower() for s in sentences)):
+        return FIT_BONUS.get(spec.name, 0.0)
+    if not slots.quoted:
+        return 0.0
+    least, most = spec.texts
+    n = len(slots.texts)
+    if (most == 0 and spec.name not in ("model", "help")) or n < least or (most is not None and n > most):
+        return -FIT_PENALTY
+    return 0.0

@@ -102,7 +102,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
         texts = split_payload(payload)
-    word = _target(question, texts)
+    word = _target(question if not quoted else "", texts)
     return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload)
 
 

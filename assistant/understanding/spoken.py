@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from assistant.options import Option
 from assistant.spec import CommandSpec
 from tools.errors import UserError
 
@@ -120,15 +121,26 @@ def read(text: str, spec: CommandSpec) -> Spoken:
                 m = re.search(rf"{_LEAD}\b{word}\b", text, re.I)
                 if m:
                     keep(option.name, "", m.span())
-        elif option.kind in ("choice", "choices"):
-            for choice in option.choices:
-                span = _choice(text, option.name, choice)
-                if span is not None:
-                    keep(option.name, choice, span)
+        elif option.kind in ("choice", "choices", "str"):
+            said = [(choice, span) for choice in _values(spec, option)
+                    if (span := _choice(text, option.name, choice)) is not None]
+            if option.kind == "choices" and len(said) > 1:  # "mean or max" -> mean,max
+                keep(option.name, ",".join(c for c, _ in said), (min(s[0] for _, s in said), max(s[1] for _, s in said)))
+            elif said:
+                keep(option.name, *said[0])
     rest = text
     for start, end in sorted(cuts, reverse=True):
         rest = rest[:start] + " " + rest[end:]
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
+
+
+def _values(spec: CommandSpec, option: Option) -> tuple[str, ...]:
+    """The values an option can be said with: its choices, or for a text option the lower-case values
+    its usage lists (``--data stsb-dev|stsb-test|FILE`` -> stsb-dev, stsb-test)."""
+    if option.choices:
+        return option.choices
+    listed = re.search(rf"--{re.escape(option.name)} ([^\]\s]+)", spec.usage)
+    return tuple(v for v in listed.group(1).split("|") if re.fullmatch(r"[a-z][a-z0-9_-]*", v)) if listed else ()
 
 
 def _names(option_name: str) -> list[str]:
