@@ -81,7 +81,13 @@ def execute(
             if understood.line is None:
                 return Reply(line, error=understood.message, suggestions=understood.suggestions, routed=True)
             ran = understood.line
-        inv = parse(ran, TABLE, settings)
+        try:
+            inv = parse(ran, TABLE, settings)
+        except UserError:
+            ran = _as_sentence(line, work, hub, settings) if not routed else None
+            if ran is None:
+                raise
+            routed, inv = True, parse(ran, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE)
@@ -105,6 +111,18 @@ def execute(
         setattr(session, f.name, getattr(work, f.name))
     session.remember(ran, result)  # history, last, and the turn for history/export (a question: its command)
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
+
+
+def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> str | None:
+    """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
+    command read as a question, or None."""
+    if not any(mark in line for mark in "'\"“‘:") and " and " not in line:
+        return None
+    understood = understand(line, session, hub, TABLE, settings)
+    typed = TABLE.get(line.split()[0].lower())
+    if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
+        return None
+    return understood.line
 
 
 def _private_copy(session: Session) -> Session:

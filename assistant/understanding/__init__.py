@@ -69,8 +69,12 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     routing = router.route(lm, question, rows)
     if not routing.confident:
         offered = _suggest(question, routing, table)
-        return Understanding(message=f"I am not sure which command {code(question, 60)} asks for; "
-                                     "did you mean one of these?", suggestions=offered)
+        near = routing.best.score >= router.MIN_SCORE
+        said = (f"{code(question, 60)} could mean {' or '.join(code(r.spec.name, 20) for r in routing.ranked[:2])}"
+                if near else f"I could not match {code(question, 60)} to anything the assistant does (it answers "
+                "questions about the embeddings of texts you give it)")
+        return Understanding(message=f"{said}; pick one of these command lines, or write the texts in quotes.",
+                             suggestions=offered)
     try:
         return Understanding(line=fill.line_for(routing.best.spec, question, table))
     except fill.MissingTexts as exc:

@@ -30,7 +30,8 @@ _ARTICLES = frozenset({"a", "an", "the"})
 #: are read. Phrasing words are added by :func:`frame_words`.
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
-sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also""".split())
+sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
+them it they something stuff""".split())
 
 
 @dataclass(frozen=True)
