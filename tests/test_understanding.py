@@ -91,6 +91,7 @@ def test_texts_come_from_every_quote_style_a_colon_and_separators(question):
 def test_an_apostrophe_is_not_a_quote():
     read = slots.read("what's the model's view of 'don't stop' and 'keep going'")
     assert read.texts == ["don't stop", "keep going"]
+    assert slots.read("How similar are 'a' and 'b'?").texts == ["a", "b"]
 
 
 def test_blanks_become_the_mask_and_the_word_is_found():

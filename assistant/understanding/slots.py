@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 #: A quoted text: the opening mark not glued to a word before it, the closing one not to a word after.
 _QUOTED = re.compile(
     r"(?<!\w)(?:\"(?P<d>[^\"]+?)\"|“(?P<c>[^”]+?)”|«(?P<g>[^»]+?)»|`(?P<b>[^`]+?)`"
-    r"|'(?P<s>\S(?:.*?\S)?)'(?!\w)|‘(?P<cs>\S(?:.*?\S)?)’(?!\w))"
+    r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w))"
 )
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
