@@ -2,7 +2,7 @@
 
 Each row's phrasings are embedded once per model (kept on the model, like its other
 per-model state) and a question goes to the row whose best phrasing is most similar,
-found with sentence-transformers' ``util.semantic_search``. The router does not guess
+found with sentence-transformers' ``util`` (unit vectors, ``dot_score``: the cosine). The router does not guess
 when the best score is low or the runner-up is close: the caller then offers choices.
 """
 
@@ -19,7 +19,7 @@ from assistant.spec import CommandSpec
 from assistant.understanding import spoken
 from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.hub import LoadedModel, ModelHub, split_fast
-from tools.vectors import Pooling, sentence_vectors
+from tools.vectors import Pooling, sentence_vectors, threads_for
 
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3
@@ -95,7 +95,8 @@ def frame(question: str) -> str:
 def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
     """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length."""
     vectors, _ = sentence_vectors(lm, list(texts), Pooling.SBERT)
-    return util.normalize_embeddings(vectors.float())
+    with threads_for(0):
+        return util.normalize_embeddings(vectors.float())
 
 
 def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
@@ -115,12 +116,14 @@ def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routi
     framed = frame(question)
     plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
     queries = list(dict.fromkeys([framed, plain] if plain else [framed]))
+    queries_vectors = embed(lm, queries)
+    with threads_for(0):  # a (2 x 131) product: one thread (two wait on each other on a busy machine)
+        scores = util.dot_score(queries_vectors, index.vectors).max(dim=0).values  # unit vectors: the cosine
     best: dict[int, Ranked] = {}
-    for hits in util.semantic_search(embed(lm, queries), index.vectors, top_k=len(index.phrasings)):
-        for hit in hits:  # best first: the first hit of each row is its score
-            row, score = index.owner[hit["corpus_id"]], float(hit["score"])
-            if row not in best or score > best[row].score:
-                best[row] = Ranked(index.specs[row], score, index.phrasings[hit["corpus_id"]])
+    for i, score in enumerate(scores.tolist()):
+        row = index.owner[i]
+        if row not in best or score > best[row].score:
+            best[row] = Ranked(index.specs[row], score, index.phrasings[i])
     slots = read(question)
     ranked = sorted((Ranked(r.spec, r.score + fit(r.spec, slots), r.phrasing) for r in best.values()),
                     key=lambda r: -r.score)
