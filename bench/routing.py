@@ -6,7 +6,7 @@ embedding, the semantic search, slot filling), ``question`` (``execute`` of the 
 and its peer ``command`` (``execute`` of the expected command line), each in a fresh
 conversation, with the model's encoding cache cleared before every run so that no
 question or text is answered from an earlier repeat. Prints every repeat's milliseconds,
-the medians, the ratio question/command and the load average; writes bench/results/routing.json.
+the medians, the ratio question/command and the load average; writes bench/results/routing.json (routing-int8.json for an int8 model).
 
     .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40]
 """
@@ -61,8 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:>9}: median {median(values):7.1f} ms; all: {' '.join(f'{v:.0f}' for v in values)}")
     print(f"question / command (the command itself, the peer): {ratio:.2f}x; routing adds "
           f"{median(per['route']):.1f} ms per question (median)")
-    write("routing", {"machine": machine(), "model": args.model, "questions": len(rows),
-                      "repeats": args.repeats, "runs": result, "question_over_command": round(ratio, 3)})
+    name = "routing" + ("-int8" if args.model.endswith(":int8") else "")
+    write(name, {"machine": machine(), "model": args.model, "questions": len(rows), "repeats": args.repeats,
+                 "runs": result, "question_over_command": round(ratio, 3)})
     return 0
 
 
