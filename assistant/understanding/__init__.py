@@ -27,6 +27,8 @@ META = frozenset({"again", "history", "export"})
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
+#: Longer lines are not read as questions (typed commands take long texts).
+MAX_QUESTION_CHARS = 2000
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -58,6 +60,10 @@ def is_question(line: str, table: Mapping[str, CommandSpec]) -> bool:
 def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, CommandSpec],
                settings: Settings) -> Understanding:
     """The command line ``question`` asks for, read on the conversation's model."""
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
+                        f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
+                        "there), for example `compare A cat sat. | A kitten sat.`.")
     rows = [s for s in dict.fromkeys(table.values()) if s.phrasings and s.name not in ("again",)]
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
