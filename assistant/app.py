@@ -157,13 +157,14 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         outputs = [box, reply, session, table, files, model]
         inputs = [box, session, model, mlm]
         show = "(payload) => window.assistant.append(payload)"
+        shown_on_load = "(payload) => window.assistant.append(payload, true)"
         for trigger in (send.click, box.submit):
             trigger(respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
                     js="(...args) => window.assistant.ask(...args)", show_progress_on=[box]
                     ).then(None, [reply], None, js=show, api_visibility="private")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
-                  concurrency_id="commands").then(None, [reply], None, js=show, api_visibility="private")
+                  concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")
         export_md.click(_export_markdown, [session], [exported], api_visibility="private")
         export_html.click(_export_html, [session], [exported], api_visibility="private")
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API

@@ -104,7 +104,8 @@ def _benchmark(ctx: Context, inv: Invocation) -> Result:
                         f"{benchmark.MAX_MODELS} at a time.")
     models = [ctx.model(n) for n in dict.fromkeys(names)] or [ctx.model()]
     return benchmark.benchmark(models[0], inv.texts, models=models, settings=ctx.settings,
-                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), **options)
+                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), access=ctx.access,
+                               **options)
 
 
 COMMANDS: list[CommandSpec] = [

@@ -25,6 +25,7 @@ from assistant.commands import TABLE
 from assistant.parsing import parse
 from assistant.spec import Context, Session
 from assistant.understanding import is_question, understand
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
@@ -64,12 +65,15 @@ def execute(
     hub: ModelHub,
     settings: Settings | None = None,
     progress: Callable[[float, str], None] | None = None,
+    access: DataAccess = WEB,
 ) -> Reply:
     """Run one command line in a conversation.
 
     Predictable mistakes come back as ``Reply.error`` with their sentence; any
     other exception is logged with its traceback and a reference id, and the
     user gets one sentence naming that id. The session keeps its state either way.
+    ``access`` says which files ``--data`` may read: :data:`tools.access.WEB` (data folders
+    and uploads) unless the caller is the command line (:meth:`DataAccess.local`).
     """
     settings = settings or hub.settings
     verb = ""
@@ -84,13 +88,14 @@ def execute(
         try:
             inv = parse(ran, TABLE, settings)
         except UserError:
-            ran = _as_sentence(line, work, hub, settings) if not routed else None
-            if ran is None:
+            sentence = _as_sentence(line, work, hub, settings) if not routed else None
+            if sentence is None:
                 raise
-            routed, inv = True, parse(ran, TABLE, settings)
+            ran, routed, inv = sentence, True, parse(sentence, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE)
+        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
+                      access=access)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.options import Option
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.hub import LoadedModel, ModelHub
 from tools.results import Result
@@ -68,6 +69,7 @@ class Context:
     progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
     #: The command table, for commands that run other commands (`again`); given by dispatch.
     commands: Mapping[str, CommandSpec] = field(default_factory=dict)
+    access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""
