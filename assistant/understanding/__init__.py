@@ -11,10 +11,13 @@ likeliest command lines when the question is not clear enough to act on.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from assistant.parsing import parse
+from assistant.sharing import META, merged_line, previous_line
 from assistant.spec import CommandSpec, Invocation, Session
 from assistant.understanding import fill, router, slots, spoken
 from tools.config import Settings
@@ -22,8 +25,6 @@ from tools.errors import UserError
 from tools.hub import ModelHub
 from tools.text import code
 
-#: Commands about the conversation: a follow-up never re-runs them, the router never picks `again`.
-META = frozenset({"again", "history", "export"})
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
@@ -46,8 +47,6 @@ class Understanding:
 def is_question(line: str, table: Mapping[str, CommandSpec]) -> bool:
     """A line whose first word is a word but not a command (nor a near-miss of one, which the parser
     answers with "did you mean")."""
-    import difflib
-
     stripped = line.strip()
     if not stripped:
         return False
@@ -105,8 +104,6 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
     A question is a follow-up when it starts like one (or says only options) and names
     an option of the previous command or new quoted texts for it.
     """
-    from assistant.sharing import merged_line, previous_line
-
     try:
         previous = previous_line(session.history, table)
     except UserError:
@@ -136,8 +133,6 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
 def _new_texts(spec: CommandSpec, previous: str, read: slots.Slots, table: Mapping[str, CommandSpec],
                settings: Settings) -> list[str]:
     """New texts for the previous command: a new word replaces only the word ("try the word 'river'")."""
-    from assistant.parsing import parse
-
     before = parse(previous, table, settings).texts
     if spec.name in fill.WORD_FIRST | {"neighbors"} and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]

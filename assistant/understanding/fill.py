@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 
 from assistant.spec import CommandSpec
-from assistant.understanding import slots as slots_mod
-from assistant.understanding import spoken
+import assistant.understanding.slots as slots_mod
+import assistant.understanding.spoken as spoken
 from assistant.understanding.slots import Slots
 from tools.errors import UserError
 from tools.text import code

@@ -16,7 +16,7 @@ import torch
 from sentence_transformers import util
 
 from assistant.spec import CommandSpec
-from assistant.understanding import spoken
+import assistant.understanding.spoken as spoken
 from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.hub import LoadedModel, ModelHub, split_fast
 from tools.vectors import Pooling, sentence_vectors, threads_for
