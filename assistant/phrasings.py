@@ -21,6 +21,9 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "how do I use the attend command?",
         "what options does the compare command take?",
         "explain how to type a mask command",
+        "what kinds of questions can I ask?",
+        "I am new here, where do I start?",
+        "give me an overview of this tool",
     ),
     "model": (
         "which model is this?",
@@ -30,6 +33,9 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "tell me about the current model",
         "switch to another model",
         "what is the shape of the embedding matrix?",
+        "what is the vocabulary size of the model?",
+        "is the model on the CPU or the GPU?",
+        "what model is loaded?",
     ),
     "tokenize": (
         'how is "A" tokenized?',
@@ -52,6 +58,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'how close are these sentences in meaning: "A", "B"',
         'make a similarity matrix of "A", "B" and "C"',
         'score the semantic similarity of "A" and "B"',
+        'do "A" and "B" get similar vectors?',
+        'how far apart are "A" and "B"?',
     ),
     "word": (
         'is "w" the same vector in "A" and "B"?',
@@ -71,6 +79,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'what are the token vector norms of "A"?',
         'encode "A" into a vector',
         'what is the representation of "A"?',
+        'the vectors of "A" and "B" as numpy arrays',
     ),
     "static": (
         'compare GloVe with the model for "w" in "A" and "B"',
@@ -115,6 +124,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'how is self-attention calculated from scratch for "A"?',
         'multi-head attention with random projections on "A"',
         'do the query, key, value matrices reproduce the attention of "A"?',
+        'derive the attention scores by hand from the weights for "A"',
+        'the softmax of Q times K transposed for "A"',
     ),
     "syntax": (
         'parse the dependencies of "A"',
@@ -135,6 +146,7 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'draw "A" and "B" with UMAP',
         'a 3D projection of "A" and "B"',
         'map the tokens of "A" in the vocabulary basis',
+        'which tokens of "A" cluster together?',
     ),
     "vocab": (
         "show the whole vocabulary projected",
