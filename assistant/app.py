@@ -31,8 +31,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 log = logging.getLogger("assistant")
 
-INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --) or pick a "
-         "question below; help lists every command.")
+INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --), ask in plain "
+         "English with your texts in quotes, or pick a question below; help lists every command.")
 
 #: What a first-time visitor can click: the questions the source notebooks ask, each as the command
 #: that answers it.

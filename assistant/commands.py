@@ -54,7 +54,8 @@ def _help(ctx: Context, inv: Invocation) -> Result:
         text = f"**{spec.name}**{aliases}: {spec.summary}\n\nUsage: `{spec.usage}`\n\nExamples:\n{examples}"
         return Result("help", text, [Table(f"{spec.name} options", frame)])
     frame = pd.DataFrame([{"command": s.name, "usage": s.usage, "what you get": s.summary} for s in COMMANDS])
-    text = ("Type a command, texts separated by `|`, options after `--`. "
+    text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
+            "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
             "`help <command>` shows one command's options and examples.")
     return Result("help", text, [Table("commands", frame)])
 
