@@ -166,6 +166,11 @@ def test_follow_ups_in_words_change_the_previous_command(run):
     then = run("and head 2?", session)
     assert then.ok and then.interpreted_as == "attend the cat sat on the mat --layer 4 --head 2"
     assert then.result.settings.get("head") == 2
+    run("how similar are 'a cat' and 'a dog'", session)
+    assert run("what about CLS pooling?", session).interpreted_as == "compare a cat | a dog --pool cls"
+    added = run("compare that with 'a bird'", session)  # the previous texts and a new one
+    assert added.ok and added.interpreted_as == "compare a cat | a dog | a bird --pool cls"
+    assert "Similarity matrix of 3 texts" in added.result.text
     run("is 'bank' the same in 'the river bank' and 'the bank loan'?", session)
     assert run("try the word 'river'", session).ok is False  # 'river' occurs once: the command's own sentence
     assert run("same with the last strategy", session).interpreted_as == (

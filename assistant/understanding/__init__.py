@@ -28,6 +28,8 @@ from tools.text import code
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
+#: Words that point back at the previous reply's texts: new quoted texts are added to them.
+_REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
 #: How many command lines a reply offers when it does not guess.
@@ -114,10 +116,13 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
-    if not _FOLLOW_UP.match(question) and (leftover or read.quoted):
+    adding = read.quoted and bool(_REFERS.search(read.rest))  # "compare that with 'a bird'"
+    if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding:
         return None
     texts: list[str] = []
-    if read.quoted:
+    if adding:
+        texts = parse(previous, table, settings).texts + list(read.texts)
+    elif read.quoted:
         texts = _new_texts(spec, previous, read, table, settings)
     if not said.options and not texts:
         return None
