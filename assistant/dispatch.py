@@ -100,9 +100,8 @@ def execute(
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)
     except UserError as exc:
-        offered = (ran,) if routed and ran != line.strip() else ()  # the reading, one click from editing
-        return Reply(line, error=str(exc), command=verb, interpreted_as=ran if offered else "",
-                     suggestions=offered, routed=routed)
+        read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
+        return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed)
     except Exception:
         ref = uuid.uuid4().hex[:8]
         log.exception("command failed [ref %s]: %r", ref, line[:500])

@@ -172,7 +172,9 @@ def test_follow_ups_in_words_change_the_previous_command(run):
     assert added.ok and added.interpreted_as == "compare a cat | a dog | a bird --pool cls"
     assert "Similarity matrix of 3 texts" in added.result.text
     run("is 'bank' the same in 'the river bank' and 'the bank loan'?", session)
-    assert run("try the word 'river'", session).ok is False  # 'river' occurs once: the command's own sentence
+    river = run("try the word 'river'", session)  # 'river' occurs once: the command's own sentence says so
+    assert not river.ok and "once" in river.error
+    assert river.interpreted_as == "word river | the river bank | the bank loan"  # shown, to edit
     assert run("same with the last strategy", session).interpreted_as == (
         "word bank | the river bank | the bank loan --strategy last")
     assert session.history[-1] == "word bank | the river bank | the bank loan --strategy last"  # `again` works on it
