@@ -31,8 +31,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 log = logging.getLogger("assistant")
 
-INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --) or pick a "
-         "question below; help lists every command.")
+INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --), ask in plain "
+         "English with your texts in quotes, or pick a question below; help lists every command.")
 
 #: What a first-time visitor can click: the questions the source notebooks ask, each as the command
 #: that answers it.
@@ -179,7 +179,7 @@ The reply: ok (bool), command, model, elapsed_ms, text (markdown summary), warni
 tables (name, columns, rows), charts (name, vega_lite spec) and error (one sentence when ok is false).
 
 Args:
-    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare".
+    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare". A question in plain English also works ("How similar are 'A cat sat.' and 'A kitten sat.'?"): the reply's interpreted_as holds the command line it ran, and suggestions the command lines offered when the question was unclear.
     model: the model to run it on: an alias such as "minilm", a Hugging Face id, or "" for the server's default.
 """
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from assistant import conversation, versus
 from assistant.options import Option
+from assistant.phrasings import PHRASINGS
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
@@ -54,7 +55,8 @@ def _help(ctx: Context, inv: Invocation) -> Result:
         text = f"**{spec.name}**{aliases}: {spec.summary}\n\nUsage: `{spec.usage}`\n\nExamples:\n{examples}"
         return Result("help", text, [Table(f"{spec.name} options", frame)])
     frame = pd.DataFrame([{"command": s.name, "usage": s.usage, "what you get": s.summary} for s in COMMANDS])
-    text = ("Type a command, texts separated by `|`, options after `--`. "
+    text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
+            "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
             "`help <command>` shows one command's options and examples.")
     return Result("help", text, [Table("commands", frame)])
 
@@ -376,6 +378,8 @@ COMMANDS: list[CommandSpec] = [
 ]
 
 COMMANDS = [versus.enable(spec) for spec in COMMANDS]  # --vs MODEL on the commands that take it (issue 18)
+# Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
+COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
 TABLE: dict[str, CommandSpec] = {

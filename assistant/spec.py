@@ -93,6 +93,8 @@ class CommandSpec:
         texts_hint: what the texts are, for error messages.
         options: the ``--options`` it accepts.
         aliases: other verbs that mean the same.
+        phrasings: questions in plain English this command answers (``X`` / ``"A"`` stand for texts);
+            the router (``assistant.understanding``) compares a question with them.
     """
 
     name: str
@@ -104,6 +106,7 @@ class CommandSpec:
     texts_hint: str = ""
     options: tuple[Option, ...] = ()
     aliases: tuple[str, ...] = ()
+    phrasings: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

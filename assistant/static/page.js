@@ -81,6 +81,7 @@
   A.append = async (payload, onLoad = false) => {
     // The value arrives as the page framework's reactive proxy: take a plain copy first.
     payload = payload ? JSON.parse(JSON.stringify(payload)) : payload;
+    if (onLoad) A.loaded = true;  // the page-open event has run: every event listener is in place
     if (!payload || !payload.id || A.seen.has(payload.id)) {
       if (onLoad) return [];
       // The event failed before a new reply arrived: say so where the question waits.
