@@ -18,7 +18,7 @@ import torch
 
 from assistant.dispatch import execute
 from assistant.spec import Session
-from tools import hub as hub_module
+from tools.models import loading as loading_module
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
@@ -90,8 +90,8 @@ def tiny_hub(model_root) -> ModelHub:
 def offline(monkeypatch):
     """The hub is unreachable and nothing is cached: the fallback `bert-small` cannot load."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    real = hub_module._local_folder
-    monkeypatch.setattr(hub_module, "_local_folder", lambda s: None if s.kind == "hub" else real(s))
+    real = loading_module.local_folder
+    monkeypatch.setattr(loading_module, "local_folder", lambda s: None if s.kind == "hub" else real(s))
 
 
 def direct_top(folder: Path, text: str, k: int) -> tuple[list[int], list[float]]:
