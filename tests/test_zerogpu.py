@@ -19,7 +19,6 @@ import sys
 import traceback
 from dataclasses import dataclass
 
-import numpy as np
 import pytest
 import torch
 

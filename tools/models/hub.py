@@ -31,7 +31,7 @@ from tools.models.names import FAST_SUFFIX, ModelSource, pick_device, resolve, s
 from tools.models.st_config import SentenceConfig, read_sentence_config
 
 if TYPE_CHECKING:
-    from tools.masking import MaskedLMHead
+    from tools.models.mlm_head import MaskedLMHead
     from tools.neighbors import InputEmbeddings
 
 #: Default caps of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB / ASSISTANT_CACHE_SIZE).
