@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from assistant import sharing
+from assistant import conversation
 from assistant.options import Option
+from assistant.phrasings import PHRASINGS
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
@@ -21,9 +22,21 @@ from tools import vocab as vocab_tool
 from tools.errors import UserError
 from tools.results import Result, Table
 from tools.text import code
+from tools.vectors import Pooling
 
-POOL = Option("pool", "choice", "how token vectors become a sentence vector",
-              choices=("cls", "mean", "max", "sbert", "all"), default="mean")
+#: The poolings a command may be asked for: the toolkit's own enum, read once here.
+POOLINGS = tuple(p.value for p in Pooling)
+
+
+def pool_option(help: str = "how token vectors become the sentence vector", *, extra: tuple[str, ...] = (),
+                several: bool = False) -> Option:
+    """The ``--pool`` option: one pooling (default mean), or several (``several``: default every one)."""
+    if several:
+        return Option("pool", "choices", help, choices=POOLINGS + extra)
+    return Option("pool", "choice", help, choices=POOLINGS + extra, default="mean")
+
+
+POOL = pool_option("how token vectors become a sentence vector", extra=("all",))
 LAYER = Option("layer", "int", "hidden state to use: 0 = embeddings, the last layer by default",
                minimum=0, maximum=1000)
 
@@ -41,7 +54,8 @@ def _help(ctx: Context, inv: Invocation) -> Result:
         text = f"**{spec.name}**{aliases}: {spec.summary}\n\nUsage: `{spec.usage}`\n\nExamples:\n{examples}"
         return Result("help", text, [Table(f"{spec.name} options", frame)])
     frame = pd.DataFrame([{"command": s.name, "usage": s.usage, "what you get": s.summary} for s in COMMANDS])
-    text = ("Type a command, texts separated by `|`, options after `--`. "
+    text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
+            "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
             "`help <command>` shows one command's options and examples.")
     return Result("help", text, [Table("commands", frame)])
 
@@ -55,12 +69,15 @@ def _model(ctx: Context, inv: Invocation) -> Result:
     return info.describe(ctx.model())
 
 
-def using(tool: Callable[..., Result], progress: bool = False) -> Callable[[Context, Invocation], Result]:
+def using(tool: Callable[..., Result], progress: bool = False,
+          samples: bool = False) -> Callable[[Context, Invocation], Result]:
     """The usual handler: ``tool(conversation model, texts, **options)``, plus the page's progress bar
-    for long tools."""
+    for long tools, and the chart's row limit for tools that sample their maps (``samples``)."""
 
     def handler(ctx: Context, inv: Invocation) -> Result:
         extra = {"progress": ctx.progress} if progress else {}
+        if samples:
+            extra["chart_rows"] = ctx.settings.max_chart_rows
         return tool(ctx.model(), inv.texts, **extra, **inv.options)
 
     handler.__name__ = f"using_{tool.__name__}"
@@ -88,7 +105,8 @@ def _benchmark(ctx: Context, inv: Invocation) -> Result:
                         f"{benchmark.MAX_MODELS} at a time.")
     models = [ctx.model(n) for n in dict.fromkeys(names)] or [ctx.model()]
     return benchmark.benchmark(models[0], inv.texts, models=models, settings=ctx.settings,
-                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), **options)
+                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), access=ctx.access,
+                               **options)
 
 
 COMMANDS: list[CommandSpec] = [
@@ -149,8 +167,7 @@ COMMANDS: list[CommandSpec] = [
         options=(
             Option("layer", "int", "hidden state of the token and sentence vectors: 0 = embeddings, last by default",
                    minimum=0, maximum=1000),
-            Option("pool", "choice", "how token vectors become the sentence vector",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            pool_option(),
         ),
         aliases=("embedding", "embeddings"),
     ),
@@ -164,8 +181,7 @@ COMMANDS: list[CommandSpec] = [
         options=(
             Option("strategy", "choice", "layer strategy of the word's contextual vector (word mode)",
                    choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4"), default="last"),
-            Option("pool", "choice", "the model's sentence pooling (sentence mode)",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
+            pool_option("the model's sentence pooling (sentence mode)"),
             Option("mode", "choice", "auto: a single word then 2+ sentences is word mode",
                    choices=("auto", "word", "sentences"), default="auto"),
         ),
@@ -244,16 +260,17 @@ COMMANDS: list[CommandSpec] = [
     CommandSpec(
         "project", "a labelled, interactive map of every token (and each text's sentence vector) or of one point "
         "per text: PCA with explained variance, t-SNE or UMAP; 3-D as three linked views; --basis vocab shows "
-        "each token's static and contextual position",
+        "each token's static and contextual position, --basis glove the words in GloVe's static space",
         "project a [| b ...] [--level tokens|sentences] [--method pca|tsne|umap] [--dims 2|3] [--layer N] "
-        "[--pool cls|mean|max|sbert] [--basis texts|vocab]",
+        "[--pool cls|mean|max|sbert] [--basis texts|vocab|glove]",
         ("project In 1995, the last survey, those numbers were equal. | The last time the survey was "
          "conducted, in 1995, those numbers matched.",
          "project A man plays guitar. | Someone is playing an instrument. | The stock market fell. "
          "--level sentences",
          "project The bank of the river. | The bank raised its rates. --dims 3 --method tsne",
-         "project I deposited money at the bank. --basis vocab"),
-        using(projection.project, progress=True),
+         "project I deposited money at the bank. --basis vocab",
+         "project I sat by the river bank. | I took out a bank loan. --basis glove"),
+        using(projection.project, progress=True, samples=True),
         texts=(1, None), texts_hint="one or more texts separated by `|` (3 or more with --level sentences)",
         options=(
             Option("level", "choice", "a point per token (with each text's sentence vector) or per text",
@@ -262,9 +279,9 @@ COMMANDS: list[CommandSpec] = [
                    choices=("pca", "tsne", "umap"), default="pca"),
             Option("dims", "int", "2, or 3 for three linked pairwise views", default=2),
             LAYER,
-            Option("pool", "choice", "how token vectors become the sentence vector",
-                   choices=("cls", "mean", "max", "sbert"), default="mean"),
-            Option("basis", "choice", "fit on these texts, or on the input-embedding matrix (vocab)",
+            pool_option(),
+            Option("basis", "choice", "fit on these texts, on the input-embedding matrix (vocab), or show the "
+                   "texts' words in GloVe's space (glove: static, one point per word)",
                    choices=("texts", "vocab", "glove"), default="texts"),
         ),
         aliases=("projection", "pca", "scatter"),
@@ -275,7 +292,7 @@ COMMANDS: list[CommandSpec] = [
         "vocab [--n N] [--method pca|tsne|umap] [--color length|vowels|number|subword|special] [--dims 2|3]",
         ("vocab", "vocab --n 30000 --color subword", "vocab --n 1600 --method tsne --color number",
          "vocab --color vowels --dims 3"),
-        using(vocab_tool.vocab, progress=True),
+        using(vocab_tool.vocab, progress=True, samples=True),
         texts=(0, 0),
         options=(
             Option("n", "int", "the first N rows of the matrix ([unused...] rows among them are skipped)",
@@ -307,8 +324,7 @@ COMMANDS: list[CommandSpec] = [
             Option("seed", "int", "seed of the sample and of the shuffled pairs", default=42,
                    minimum=0, maximum=2**32 - 1),
             Option("models", "str", "comma-separated models to compare (default: this conversation's)"),
-            Option("pool", "choices", "poolings to score (default: every one the model has)",
-                   choices=("cls", "mean", "max", "sbert")),
+            pool_option("poolings to score (default: every one the model has)", several=True),
             Option("threshold", "float", "gold score from which a pair is a paraphrase (STS-B runs 0 to 5)",
                    default=4.0),
         ),
@@ -319,22 +335,25 @@ COMMANDS: list[CommandSpec] = [
         "again", "the previous command re-run with changed options (`--name default` drops one) or new texts",
         "again [new texts] [--option value ...]",
         ("again --layer 2", "again --layer 2 --head 3", "again --pool cls", "again --layer default"),
-        sharing.again, texts=(0, None), texts_hint="optional new texts for the previous command",
+        conversation.again, texts=(0, None), texts_hint="optional new texts for the previous command",
         aliases=("rerun", "redo"),
     ),
     CommandSpec(
         "history", "this conversation's commands, each with its permalink (a link that re-runs it)",
-        "history", ("history",), sharing.history, texts=(0, 0), aliases=("log",),
+        "history", ("history",), conversation.history, texts=(0, 0), aliases=("log",),
     ),
     CommandSpec(
         "export", "the whole conversation as Markdown (zip: text, pipe tables, Vega-Lite JSON, CSV) and as "
         "one self-contained HTML file (charts as images) that opens offline",
-        "export [--format both|markdown|html]", ("export", "export --format html"), sharing.export, texts=(0, 0),
+        "export [--format both|markdown|html]", ("export", "export --format html"), conversation.export, texts=(0, 0),
         options=(Option("format", "choice", "which files to make", choices=("both", "markdown", "html"),
                         default="both"),),
         aliases=("download", "save"),
     ),
 ]
+
+# Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
+COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
 TABLE: dict[str, CommandSpec] = {

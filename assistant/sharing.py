@@ -1,4 +1,6 @@
-"""Sharing a conversation (issue 8): permalinks, `again` (re-run with changed options) and `history`.
+"""Sharing a conversation (issue 8): permalinks, and what `again` and `history` build on.
+
+The handlers themselves live in :mod:`assistant.conversation`.
 
 A permalink is the page's own address with ``?q=<command line>`` (and ``&model=<name>``);
 opening it runs the command on load. ``again`` rebuilds the previous command line with
@@ -8,7 +10,6 @@ so every check and "did you mean" of the original command applies.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,10 +20,9 @@ import pandas as pd
 
 from assistant.options import Option
 from assistant.parsing import parse
-from assistant.spec import CommandSpec, Context, Invocation, Turn
+from assistant.spec import CommandSpec, Invocation, Turn
 from tools.config import Settings
 from tools.errors import UserError
-from tools.results import Result, Table
 from tools.text import code, md
 
 #: Commands about the conversation itself; `again` skips them when it looks for the previous command.
@@ -180,43 +180,3 @@ def _quoted(text: str) -> str:
 def again_note(line: str) -> str:
     """The sentence that opens a re-run's reply."""
     return f"Re-ran {code(line, 200)}."
-
-
-# --- the command handlers (rows in assistant/commands.py) -------------------------------
-
-def again(ctx: Context, inv: Invocation) -> Result:
-    """``again [texts] [--option value ...]``: the previous command, re-run with these changes."""
-    from assistant.commands import TABLE
-
-    line = merged_line(previous_line(ctx.session.history, TABLE), inv, TABLE, ctx.settings)
-    rerun = parse(line, TABLE, ctx.settings)
-    result = TABLE[rerun.verb].run(ctx, rerun)
-    ctx.session.rerun = rerun.line  # history and permalinks record the command that really ran
-    return dataclasses.replace(result, text=f"{again_note(rerun.line)}\n\n{result.text}")
-
-
-def history(ctx: Context, inv: Invocation) -> Result:
-    """``history``: this conversation's commands, each with its permalink."""
-    turns = ctx.session.turns
-    if not turns:
-        raise UserError("This conversation has no answered commands yet; run one, for example "
-                        "`compare A cat sat. | A kitten sat.`, then `history`.")
-    base = ctx.session.base_url
-    where = "" if base else " (relative links: they work on the assistant's page)"
-    text = (f"This conversation's {len(turns)} answered command{'s' if len(turns) != 1 else ''}, oldest first; "
-            f"each link re-runs its command when opened{where}.\n\n{history_markdown(turns, base)}")
-    return Result("history", text, [Table("history", history_table(turns, base))],
-                  settings={"commands": len(turns)})
-
-
-def export(ctx: Context, inv: Invocation) -> Result:
-    """``export [--format markdown|html|both]``: the conversation as downloads."""
-    from assistant.export import export_result
-
-    turns = [t for t in ctx.session.turns if t.result.command != "export"]
-    if not turns:
-        raise UserError("There is nothing to export yet; run a command first, for example "
-                        "`compare A cat sat. | A kitten sat.`, then `export`.")
-    fmt = inv.options.get("format") or "both"
-    formats = ["markdown", "html"] if fmt == "both" else [fmt]
-    return export_result(turns, formats, ctx.session.base_url)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.options import Option
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.hub import LoadedModel, ModelHub
 from tools.results import Result
@@ -66,6 +67,9 @@ class Context:
     hub: ModelHub
     settings: Settings
     progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
+    #: The command table, for commands that run other commands (`again`); given by dispatch.
+    commands: Mapping[str, CommandSpec] = field(default_factory=dict)
+    access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""
@@ -89,6 +93,8 @@ class CommandSpec:
         texts_hint: what the texts are, for error messages.
         options: the ``--options`` it accepts.
         aliases: other verbs that mean the same.
+        phrasings: questions in plain English this command answers (``X`` / ``"A"`` stand for texts);
+            the router (``assistant.understanding``) compares a question with them.
     """
 
     name: str
@@ -100,6 +106,7 @@ class CommandSpec:
     texts_hint: str = ""
     options: tuple[Option, ...] = ()
     aliases: tuple[str, ...] = ()
+    phrasings: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

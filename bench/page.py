@@ -117,8 +117,10 @@ def main() -> None:
                 sent_before, received_before = len(watch.sent), received[0]
                 reply = ask(page, ATTEND.format(i=i))
                 settle(page, received)  # the side panel's outputs finish arriving
-                turns.append({"turn": i + 1, "sent": watch.bytes_sent(sent_before),
-                              "received": received[0] - received_before, "ms": float(reply.node.get_attribute("data-ms"))})
+                if not reply.ok:
+                    print(f"  turn {i + 1} failed: {reply.inner_text()[:300]!r}", flush=True)
+                turns.append({"turn": i + 1, "ok": reply.ok, "sent": watch.bytes_sent(sent_before),
+                              "received": received[0] - received_before, "ms": float(reply.node.get_attribute("data-ms") or "nan")})
             browser.close()
     finally:
         proc.terminate()

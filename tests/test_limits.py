@@ -172,3 +172,19 @@ def test_flags_override_the_environment():
     for flag in ("--max-chars", "--max-texts", "--max-pairs", "--max-upload-mb", "--max-chart-rows",
                  "--time-limit-s", "--queue-size", "--concurrency"):
         assert flag in listed.stdout
+
+
+@pytest.mark.parametrize("line", ["project The cat sat on the mat. | A dog ran in the park.", "vocab --n 3000"])
+def test_maps_are_sampled_to_the_chart_row_limit_not_left_out(hub, line):
+    settings = dataclasses.replace(hub.settings, max_chart_rows=12)
+    reply = execute(line, Session(), hub, settings)
+    assert reply.ok, reply.error
+    assert reply.result.charts, "the map was dropped instead of sampled"
+    assert 0 < chart_rows(reply.result.charts[0].chart) <= 12
+    assert max(len(t.frame) for t in reply.result.tables) > 12  # the table keeps every point
+    assert any("sample" in w for w in reply.result.warnings)
+
+
+def test_a_chart_row_limit_above_altairs_is_refused_with_its_name():
+    with pytest.raises(ValueError, match="ASSISTANT_MAX_CHART_ROWS .* at most 5000"):
+        dataclasses.replace(Settings(), max_chart_rows=20_000)

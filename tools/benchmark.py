@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from sklearn.metrics import accuracy_score, precision_recall_curve, precision_recall_fscore_support
 
 from tools import charts, stsdata
+from tools.access import WEB, DataAccess
 from tools.baselines import GLOVE_NAME, glove_average, input_embedding_average
 from tools.config import Settings
 from tools.errors import UserError
@@ -129,6 +128,8 @@ def derangement(n: int, seed: int) -> np.ndarray:
 
 def correlations(cosine: np.ndarray, gold: np.ndarray) -> dict[str, float]:
     """Spearman and Pearson correlation of cosine with gold, x 100 as papers report them (NaN if constant)."""
+    from scipy import stats  # loaded when a benchmark first runs, not at start-up
+
     with pywarnings.catch_warnings():
         pywarnings.simplefilter("ignore")  # a constant input gives NaN, which the table shows as empty
         spearman = stats.spearmanr(cosine, gold).statistic
@@ -142,6 +143,8 @@ def threshold_metrics(cosine: np.ndarray, gold: np.ndarray, cut: float) -> dict[
     Returns the threshold and the accuracy, precision, recall and F1 there (all NaN
     when every pair is on the same side of ``cut``).
     """
+    from sklearn.metrics import accuracy_score, precision_recall_curve, precision_recall_fscore_support
+
     truth = gold >= cut
     if truth.all() or not truth.any():
         return dict.fromkeys(("threshold", "accuracy", "precision", "recall", "f1"), float("nan"))
@@ -186,8 +189,9 @@ def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: l
 
 
 def _pairs(data: str, sample: int | None, seed: int, settings: Settings,
-           uploads: Sequence[Path | str], warnings: list[str]) -> tuple[stsdata.Pairs, int]:
-    pairs = stsdata.load(data, settings, uploads)
+           uploads: Sequence[Path | str], access: DataAccess,
+           warnings: list[str]) -> tuple[stsdata.Pairs, int]:
+    pairs = stsdata.load(data, settings, uploads, access)
     total = len(pairs.frame)
     if sample is not None:
         if sample > settings.max_pairs:
@@ -220,6 +224,7 @@ def benchmark(
     settings: Settings | None = None,
     progress: Progress | None = None,
     uploads: Sequence[Path | str] = (),
+    access: DataAccess = WEB,
 ) -> Result:
     """Evaluate sentence similarity on scored pairs (STS-B or a file) for one or more models.
 
@@ -236,6 +241,8 @@ def benchmark(
         settings: data folders and limits (default: from the environment).
         progress: called with (fraction done, message) while it runs.
         uploads: files this conversation uploaded (by full path or file name), allowed besides the data folders.
+        access: which files ``data`` may name: the data folders and ``uploads`` (the default, as on the
+            page), or :meth:`tools.access.DataAccess.local` for the user's own files (the command line).
 
     Returns:
         Scores per model x pooling and baselines, edge cases, per-model timing, a
@@ -252,7 +259,7 @@ def benchmark(
     if len(lms) > MAX_MODELS:
         raise UserError(f"--models names {len(lms)} models; compare at most {MAX_MODELS} at a time.")
     report(0.0, "reading the data")
-    pairs, total = _pairs(data, sample, seed, settings, uploads, warnings)
+    pairs, total = _pairs(data, sample, seed, settings, uploads, access, warnings)
     frame = pairs.frame
     gold = frame["score"].to_numpy(float)
     if not ((gold >= threshold).any() and (gold < threshold).any()):
@@ -341,6 +348,8 @@ def edge_cases(frame: pd.DataFrame, cosine: np.ndarray, k: int = EDGE_CASES) -> 
     Ranks are percentiles (0 = least similar, 1 = most), so ``rank gap`` = cosine
     rank - gold rank runs from -1 to 1.
     """
+    from scipy import stats
+
     n = len(frame)
     gold_rank = (stats.rankdata(frame["score"]) - 1) / max(n - 1, 1)
     cos_rank = (stats.rankdata(cosine) - 1) / max(n - 1, 1)

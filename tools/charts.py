@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-MAX_ROWS = 5000
+from tools.config import CHART_ROWS_LIMIT as MAX_ROWS  # one limit, kept with the settings
 
 
 def _check_rows(frame: pd.DataFrame) -> None:

@@ -12,8 +12,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 
-def _setting(default: object, help: str, minimum: float | None = None) -> object:
-    return field(default=default, metadata={"help": help, "minimum": minimum})
+#: Rows of data one chart may embed: Altair's own default limit, and the most any chart here carries.
+CHART_ROWS_LIMIT = 5000
+
+
+def _setting(default: object, help: str, minimum: float | None = None, maximum: float | None = None) -> object:
+    return field(default=default, metadata={"help": help, "minimum": minimum, "maximum": maximum})
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,8 @@ class Settings:
     max_line_chars: int = _setting(200_000, "characters per command line", 1)
     max_pairs: int = _setting(10_000, "benchmark pairs", 1)
     max_upload_mb: int = _setting(20, "size of an uploaded file, in MB", 1)
-    max_chart_rows: int = _setting(5_000, "rows of data in one chart", 1)
+    max_chart_rows: int = _setting(CHART_ROWS_LIMIT, "rows of data in one chart (larger maps are sampled to it)",
+                                   1, CHART_ROWS_LIMIT)
     time_limit_s: float = _setting(120.0, "seconds one command may run before the reply gives up (0: no limit)", 0)
     queue_size: int = _setting(64, "requests waiting in the app's queue", 1)
     # 2 measured best on 2 cores (bench/load.py, 16 sessions): forward passes still take turns on the
@@ -50,9 +55,12 @@ class Settings:
         for f in fields(self):
             minimum = f.metadata.get("minimum")
             value = getattr(self, f.name)
+            maximum = f.metadata.get("maximum")
+            name = f"ASSISTANT_{f.name.upper()} (--{f.name.replace('_', '-')})"
             if minimum is not None and value < minimum:
-                raise ValueError(f"ASSISTANT_{f.name.upper()} (--{f.name.replace('_', '-')}) is {value}; "
-                                 f"it must be at least {minimum:g}.")
+                raise ValueError(f"{name} is {value}; it must be at least {minimum:g}.")
+            if maximum is not None and value > maximum:
+                raise ValueError(f"{name} is {value}; it can be at most {maximum:g}.")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":

@@ -21,9 +21,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
-from scipy.stats import spearmanr
 
 from tools import charts
 from tools.attention import check_text, encode_one, npy_artifact, spec_artifact
@@ -130,6 +127,9 @@ def word_attention(attn: np.ndarray, al: Alignment) -> np.ndarray:
 
 def tree_distances(al: Alignment) -> np.ndarray:
     """Arcs between words in the tree (inf between different sentences)."""
+    from scipy.sparse import csr_matrix  # scipy loads when a syntax command first runs, not at start-up
+    from scipy.sparse.csgraph import shortest_path
+
     w = len(al.words)
     rows = [k for k, h in enumerate(al.heads) if h >= 0]
     cols = [al.heads[k] for k in rows]
@@ -162,6 +162,8 @@ def head_scores(word_attn: np.ndarray, al: Alignment, dist: np.ndarray) -> pd.Da
     others = ~np.eye(w, dtype=bool)
     pairs = others & np.isfinite(dist)
     has_arc = adjacent.any(1)
+    from scipy.stats import spearmanr
+
     pair_rows, pair_cols = np.nonzero(pairs)
     if pair_rows.size > MAX_RHO_PAIRS:
         keep = np.sort(np.random.default_rng(0).choice(pair_rows.size, MAX_RHO_PAIRS, replace=False))

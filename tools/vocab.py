@@ -14,24 +14,22 @@ import pandas as pd
 from tools import charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
-from tools.projection import (
+from tools.projection.fit import (
     MAX_TSNE_POINTS,
     Method,
-    parse_choice,
     axis_titles,
     chart_sample,
     check_dims,
     coordinate_columns,
     downloads,
-    embedding_matrix,
     explained_sentence,
     explained_table,
     fit,
     min_points,
+    parse_choice,
     umap_module,
-    vocab_size,
-    vocabulary,
 )
+from tools.projection.vocab_basis import embedding_matrix, vocab_size, vocabulary
 from tools.results import Artifact, Chart, Result, Table
 from tools.timing import timed
 
@@ -150,6 +148,7 @@ def vocab(
     color: str = "length",
     dims: int = 2,
     progress: Callable[[float, str], None] | None = None,
+    chart_rows: int = charts.MAX_ROWS,
 ) -> Result:
     """Project the first ``n`` rows of the input-embedding matrix, labelled, with a Projector export.
 
@@ -162,6 +161,7 @@ def vocab(
         color: ``length``, ``vowels``, ``number``, ``subword`` or ``special``.
         dims: 2, or 3 for three linked pairwise views.
         progress: called with (fraction, message) as the work advances.
+        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
 
     Returns:
         A table of coordinates and labels, PCA's explained variance, a chart of at
@@ -198,7 +198,7 @@ def vocab(
     frame = pd.concat([pd.DataFrame({"id": ids}), labels], axis=1)
     frame[cols] = np.round(fitted.coords, 6)
     report(0.7, "drawing the chart")
-    chart_frame, sampled = chart_sample(frame, charts.MAX_ROWS, keep=frame["special"])
+    chart_frame, sampled = chart_sample(frame, max(1, min(chart_rows, charts.MAX_ROWS)), keep=frame["special"])
     spec = COLORS[paint]
     chart_data = chart_frame[["token", "id", *dict.fromkeys([paint.value, "special"]), *cols]].round(
         {c: 4 for c in cols})  # only what the chart draws: the spec stays small
@@ -219,7 +219,7 @@ def vocab(
     warnings = []
     if sampled:
         warnings.append(f"The chart shows a seeded sample of {len(chart_frame):,} of the {len(frame):,} tokens "
-                        f"(Altair's limit is {charts.MAX_ROWS:,} rows); the table and downloads have them all.")
+                        f"(the chart limit, ASSISTANT_MAX_CHART_ROWS); the table and downloads have them all.")
     tables = [Table("vocabulary", frame)]
     if (ev := explained_table(fitted)) is not None:
         tables.append(ev)

@@ -1,0 +1,27 @@
+"""Project token, sentence and vocabulary vectors to 2 or 3 dimensions (PCA, t-SNE, UMAP).
+
+- :mod:`~tools.projection.fit`: the method/level/basis choices, :func:`fit`, and what the maps share;
+- :mod:`~tools.projection.maps`: ``project`` on the texts' own vectors (tokens or sentences);
+- :mod:`~tools.projection.vocab_basis`: ``--basis vocab``, the model's input-embedding matrix;
+- :mod:`~tools.projection.glove_basis`: ``--basis glove``, the texts' words in GloVe's space.
+
+``vocab`` (in :mod:`tools.vocab`) projects the input-embedding matrix itself with the same :func:`fit`.
+"""
+
+from tools.projection.fit import (
+    Basis,
+    Fitted,
+    Level,
+    Method,
+    check_dims,
+    fit,
+    min_points,
+    parse_choice,
+    tsne_perplexity,
+    umap_module,
+)
+from tools.projection.maps import project
+from tools.projection.vocab_basis import embedding_matrix, vocab_size, vocabulary
+
+__all__ = ["Method", "Level", "Basis", "Fitted", "fit", "project", "tsne_perplexity", "min_points",
+           "check_dims", "parse_choice", "vocabulary", "embedding_matrix", "vocab_size", "umap_module"]

@@ -1,0 +1,243 @@
+"""Fitting projections (PCA, t-SNE, UMAP) and what every projection map shares.
+
+The enums that turn the user's ``--method``, ``--level`` and ``--basis`` into choices,
+:func:`fit` and the small helpers the maps share (axis titles, explained variance,
+chart sampling, downloads, labels).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from tools.errors import UserError
+from tools.hub import LoadedModel
+from tools.results import Artifact, Table
+
+Progress = Callable[[float, str], None]
+
+#: t-SNE has no fast path here: above this many points it takes minutes on 2 CPU cores.
+MAX_TSNE_POINTS = 3000
+#: Above this many points t-SNE and UMAP first reduce the vectors to this many PCA components.
+PRE_REDUCE_POINTS = 1000
+PRE_REDUCE_DIMS = 50
+#: UMAP's basis is fitted on at most this many vocabulary rows (sampled), to stay quick.
+UMAP_FIT_ROWS = 3000
+#: Background vocabulary points drawn behind ``--basis vocab`` charts.
+BACKGROUND_POINTS = 1500
+SEED = 0
+UMAP_INSTALL = "pip install -r requirements-umap.txt"
+
+
+def parse_choice(enum: type[Enum], value: str, option: str) -> Enum:
+    try:
+        return enum(str(value).lower())
+    except ValueError:
+        allowed = ", ".join(m.value for m in enum)
+        raise UserError(f"--{option} `{value}` is not allowed; use one of {allowed}.") from None
+
+
+class Method(str, Enum):
+    """The projection method."""
+
+    PCA = "pca"
+    TSNE = "tsne"
+    UMAP = "umap"
+
+
+class Level(str, Enum):
+    """What becomes a point: every token, or each text's sentence vector."""
+
+    TOKENS = "tokens"
+    SENTENCES = "sentences"
+
+
+class Basis(str, Enum):
+    """What the projection is fitted on."""
+
+    TEXTS = "texts"
+    VOCAB = "vocab"
+    GLOVE = "glove"
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A projection fitted on a matrix.
+
+    Attributes:
+        method: how it was fitted.
+        coords: the fitted matrix's rows in the projected space, shape (n, dims).
+        explained: PCA's explained-variance ratio per component (None otherwise).
+        notes: sentences about choices the method made for this input (perplexity...).
+        place: maps new rows into the same space (None for t-SNE, which cannot).
+    """
+
+    method: Method
+    coords: np.ndarray
+    explained: np.ndarray | None
+    notes: tuple[str, ...]
+    place: Callable[[np.ndarray], np.ndarray] | None
+
+
+def min_points(dims: int) -> int:
+    """The fewest points a ``dims``-D projection can spread: n centred points span n - 1 dimensions."""
+    return dims + 1
+
+
+def check_dims(dims: int) -> int:
+    """2 or 3; Altair draws 2-D charts, so 3-D is shown as three pairwise views."""
+    if dims not in (2, 3):
+        raise UserError(
+            f"--dims {dims} is not possible: use --dims 2 (one view) or --dims 3 (three linked pairwise views)."
+        )
+    return dims
+
+
+def tsne_perplexity(n_points: int) -> float:
+    """scikit-learn's default perplexity (30), lowered for small inputs so it stays below ``n_points``."""
+    return float(min(30.0, max(1.0, (n_points - 1) / 3)))
+
+
+def _pca(matrix: np.ndarray, dims: int) -> Fitted:
+    from sklearn.decomposition import PCA
+
+    pca = PCA(n_components=dims, random_state=SEED)
+    coords = pca.fit_transform(matrix)
+    return Fitted(Method.PCA, coords, pca.explained_variance_ratio_, (), pca.transform)
+
+
+def _pre_reduce(matrix: np.ndarray) -> tuple[np.ndarray, tuple[str, ...], Callable[[np.ndarray], np.ndarray]]:
+    if len(matrix) <= PRE_REDUCE_POINTS or matrix.shape[1] <= PRE_REDUCE_DIMS:
+        return matrix, (), lambda m: m
+    from sklearn.decomposition import PCA
+
+    pca = PCA(n_components=PRE_REDUCE_DIMS, random_state=SEED).fit(matrix)
+    note = (f"The {len(matrix):,} vectors were first reduced to {PRE_REDUCE_DIMS} PCA components "
+            f"({pca.explained_variance_ratio_.sum():.0%} of their variance), as is usual before this method.")
+    return pca.transform(matrix), (note,), pca.transform
+
+
+def _tsne(matrix: np.ndarray, dims: int) -> Fitted:
+    from sklearn.manifold import TSNE
+
+    n = len(matrix)
+    if n > MAX_TSNE_POINTS:
+        raise UserError(
+            f"t-SNE of {n:,} points takes minutes on this machine (the limit is {MAX_TSNE_POINTS:,}); "
+            "use fewer points or --method pca."
+        )
+    reduced, notes, _ = _pre_reduce(matrix)
+    perplexity = tsne_perplexity(n)
+    if perplexity < 30:
+        notes += (f"t-SNE perplexity {perplexity:g} (the default 30 needs more points: it must stay below "
+                  f"the number of points, here {n}).",)
+    tsne = TSNE(n_components=dims, perplexity=perplexity, init="pca", learning_rate="auto", random_state=SEED)
+    coords = tsne.fit_transform(reduced.astype(np.float64))
+    return Fitted(Method.TSNE, coords, None, notes, None)
+
+
+def umap_module():
+    """The ``umap`` module, or a UserError that says how to install the optional extra."""
+    try:
+        import umap  # noqa: PLC0415
+    except ImportError:
+        raise UserError(
+            "UMAP needs the optional package umap-learn (about 210 MB with numba and llvmlite), which is not "
+            f"installed here; install it with `{UMAP_INSTALL}` or use --method pca or tsne."
+        ) from None
+    return umap
+
+
+def _umap(matrix: np.ndarray, dims: int) -> Fitted:
+    umap = umap_module()
+    n = len(matrix)
+    reduced, notes, reduce = _pre_reduce(matrix)
+    neighbours = int(min(15, n - 1))
+    if neighbours < 15:
+        notes += (f"UMAP n_neighbors {neighbours} (the default 15 needs more than 15 points).",)
+    init = "spectral" if n > dims + 10 else "random"
+    model = umap.UMAP(n_components=dims, n_neighbors=max(2, neighbours), init=init, random_state=SEED, n_jobs=1)
+    coords = model.fit_transform(reduced)
+    return Fitted(Method.UMAP, coords, None, notes, lambda m: model.transform(reduce(m)))
+
+
+METHOD_NAMES: dict[Method, str] = {Method.PCA: "PCA", Method.TSNE: "t-SNE", Method.UMAP: "UMAP"}
+
+FITTERS: dict[Method, Callable[[np.ndarray, int], Fitted]] = {
+    Method.PCA: _pca,
+    Method.TSNE: _tsne,
+    Method.UMAP: _umap,
+}
+
+
+def fit(matrix: np.ndarray, method: Method, dims: int) -> Fitted:
+    """Fit ``method`` on the rows of ``matrix`` and return their ``dims``-D coordinates."""
+    return FITTERS[method](np.asarray(matrix, dtype=np.float32), dims)
+
+
+def axis_titles(fitted: Fitted, dims: int) -> list[str]:
+    """``PC1 (12.3%)`` for PCA, ``t-SNE 1`` / ``UMAP 1`` otherwise."""
+    if fitted.explained is not None:
+        return [f"PC{i + 1} ({fitted.explained[i]:.1%})" for i in range(dims)]
+    return [f"{METHOD_NAMES[fitted.method]} {i + 1}" for i in range(dims)]
+
+
+def coordinate_columns(dims: int) -> list[str]:
+    return [f"dim{i + 1}" for i in range(dims)]
+
+
+def explained_table(fitted: Fitted) -> Table | None:
+    """One row per PCA component: its share of the variance and the running total."""
+    if fitted.explained is None:
+        return None
+    ratio = fitted.explained
+    return Table("explained variance", pd.DataFrame({
+        "component": [f"PC{i + 1}" for i in range(len(ratio))],
+        "explained variance ratio": np.round(ratio, 6),
+        "cumulative": np.round(np.cumsum(ratio), 6),
+    }))
+
+
+def explained_sentence(fitted: Fitted) -> str:
+    if fitted.explained is None:
+        return ""
+    parts = ", ".join(f"PC{i + 1} {r:.1%}" for i, r in enumerate(fitted.explained))
+    return f" Explained variance: {parts} ({fitted.explained.sum():.1%} together)."
+
+
+def downloads(command: str, frame: pd.DataFrame, chart: alt.TopLevelMixin) -> list[Artifact]:
+    """The projected coordinates as CSV and the chart's Vega-Lite spec as JSON."""
+    csv = frame.to_csv(index=False).encode("utf-8")
+    spec = json.dumps(chart.to_dict(), indent=1).encode("utf-8")
+    return [Artifact(f"{command}-coordinates.csv", csv, "text/csv"),
+            Artifact(f"{command}-chart.vl.json", spec, "application/json")]
+
+
+def chart_sample(frame: pd.DataFrame, limit: int, keep: pd.Series | None = None) -> tuple[pd.DataFrame, bool]:
+    """At most ``limit`` rows for a chart: every ``keep`` row, then a seeded sample of the rest."""
+    if len(frame) <= limit:
+        return frame, False
+    keep = keep if keep is not None else pd.Series(False, index=frame.index)
+    kept = frame[keep]
+    rest = frame[~keep].sample(n=max(0, limit - len(kept)), random_state=SEED)
+    return pd.concat([kept, rest]).sort_index(), True
+
+
+def layer_note(lm: LoadedModel, layer: int) -> str:
+    """Which hidden state, in words: 'last layer', 'layer 0 (the embedding output)' or 'layer k of n'."""
+    if layer == lm.num_layers:
+        return "last layer"
+    return "layer 0 (the embedding output)" if layer == 0 else f"layer {layer} of {lm.num_layers}"
+
+
+def listing(frame: pd.DataFrame) -> pd.Series:
+    """One line per point for the brushed-points list: token · text · position."""
+    """One line per point for the brush's list: token, its text and position."""
+    pos = frame["position"].astype("string").fillna("—") if "position" in frame else ""
+    return frame["token"].astype(str) + "  ·  " + frame["text"].astype(str).str.slice(0, 28) + "  ·  #" + pos

@@ -1,0 +1,213 @@
+"""``project``: every token of every text, one point per text, or the texts in another basis.
+
+The texts basis (tokens and sentences) lives here; ``--basis vocab`` and ``--basis glove``
+are in :mod:`tools.projection.vocab_basis` and :mod:`tools.projection.glove_basis`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tools import charts
+from tools.errors import UserError
+from tools.hub import LoadedModel, as_model
+from tools.projection.fit import (
+    METHOD_NAMES,
+    Basis,
+    Level,
+    Method,
+    Progress,
+    axis_titles,
+    chart_sample,
+    check_dims,
+    coordinate_columns,
+    downloads,
+    explained_sentence,
+    explained_table,
+    fit,
+    layer_note,
+    listing,
+    min_points,
+    parse_choice,
+    umap_module,
+)
+from tools.projection.glove_basis import on_glove_basis
+from tools.projection.vocab_basis import on_vocab_basis
+from tools.results import Chart, Result, Table
+from tools.similarity import label as text_label
+from tools.timing import timed
+from tools.vectors import Pooling, available_poolings, check_layer, encode, sentence_vectors, truncation_warnings
+
+
+def _pooling(lm: LoadedModel, pool: str) -> Pooling:
+    pooling = Pooling.parse(pool)
+    if pooling not in available_poolings(lm):
+        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
+    return pooling
+
+
+
+
+
+@timed("project")
+def project(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    level: str = "tokens",
+    method: str = "pca",
+    dims: int = 2,
+    layer: int | None = None,
+    pool: str = "mean",
+    basis: str = "texts",
+    progress: Progress | None = None,
+    chart_rows: int = charts.MAX_ROWS,
+) -> Result:
+    """A labelled 2-D (or three pairwise 2-D views for 3-D) map of token or sentence vectors.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one or more texts (at least ``dims + 1`` at sentence level).
+        level: ``tokens`` (every token of every text, plus each text's sentence
+            vector as a distinct mark) or ``sentences`` (one point per text).
+        method: ``pca`` (with explained variance), ``tsne`` or ``umap`` (optional extra).
+        dims: 2 or 3.
+        layer: the hidden state to use (0 = embeddings; default: the last layer).
+        pool: how a sentence vector is made (``cls``, ``mean``, ``max``, ``sbert``).
+        basis: ``texts`` (fit on these vectors) or ``vocab`` (fit on the model's
+            input-embedding matrix and show each token's static and contextual position).
+        progress: called with (fraction, message) as the work advances.
+        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
+
+    Returns:
+        A coordinates table, PCA's explained variance, an interactive chart, and
+        the coordinates (CSV) and chart spec (JSON) as downloads.
+    """
+    lm = as_model(model)
+    report = progress or (lambda fraction, message: None)
+    chosen_level = parse_choice(Level, level, "level")
+    chosen_method = parse_choice(Method, method, "method")
+    chosen_basis = parse_choice(Basis, basis, "basis")
+    check_dims(dims)
+    layer_index = check_layer(lm, layer)
+    pooling = _pooling(lm, pool)
+    if not texts:
+        raise UserError("`project` needs at least one text, like `project The cat sat. | A dog ran.`")
+    if chosen_method is Method.UMAP:
+        umap_module()  # refuse before any model work
+    chart_limit = max(1, min(chart_rows, charts.MAX_ROWS))
+    settings = {"level": chosen_level.value, "method": chosen_method.value, "dims": dims,
+                "layer": layer_index, "pool": pooling.value, "basis": chosen_basis.value}
+    if chosen_basis is Basis.GLOVE:
+        if chosen_level is Level.SENTENCES:
+            raise UserError("--basis glove places each word of the texts in GloVe's space; use it with --level tokens.")
+        glove_settings = {k: settings[k] for k in ("level", "method", "dims", "basis")}
+        return on_glove_basis(texts, chosen_method, dims, glove_settings, report, chart_limit)
+    if chosen_basis is Basis.VOCAB:
+        if chosen_level is Level.SENTENCES:
+            raise UserError("--basis vocab places tokens next to their vocabulary rows; use it with --level tokens.")
+        return on_vocab_basis(lm, texts, chosen_method, dims, layer_index, settings, report, chart_limit)
+    if chosen_level is Level.SENTENCES:
+        return _sentences(lm, texts, chosen_method, dims, layer_index, pooling, settings, report)
+    return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report, chart_limit)
+
+
+def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_limit) -> Result:
+    report(0.1, "encoding the texts")
+    encs = encode(lm, texts)
+    sentences, _ = sentence_vectors(lm, texts, pooling, layer)
+    rows, vectors = [], []
+    labels = [text_label(i, t) for i, t in enumerate(texts)]
+    for i, enc in enumerate(encs):
+        states = enc.layer(layer)
+        for pos, token in enumerate(enc.tokens):
+            special = enc.sequence_ids[pos] is None
+            rows.append({"text": labels[i], "position": pos, "token": token,
+                         "kind": "special token" if special else "token"})
+            vectors.append(states[pos])
+    n_tokens = len(rows)
+    if n_tokens < min_points(dims):
+        raise UserError(
+            f"A {dims}-D projection needs at least {min_points(dims)} points and these texts have "
+            f"{n_tokens} tokens; add text or use --dims 2."
+        )
+    token_matrix = torch.stack(vectors).numpy()
+    sentence_matrix = sentences.float().numpy()
+    report(0.4, f"fitting {method.value}")
+    kind_sentence = f"sentence vector ({pooling.value})"
+    if method is Method.TSNE:  # t-SNE cannot place new points: fit tokens and sentence vectors together
+        fitted = fit(np.vstack([token_matrix, sentence_matrix]), method, dims)
+        token_xy, sentence_xy = fitted.coords[:n_tokens], fitted.coords[n_tokens:]
+        fitted_on = "all tokens and the sentence vectors together (t-SNE cannot place points afterwards)"
+    else:
+        fitted = fit(token_matrix, method, dims)
+        token_xy, sentence_xy = fitted.coords, fitted.place(sentence_matrix)
+        fitted_on = f"all {n_tokens} tokens; the sentence vectors are placed in that space afterwards"
+    cols = coordinate_columns(dims)
+    frame = pd.DataFrame(rows)
+    sent = pd.DataFrame({"text": labels, "position": pd.array([None] * len(texts), dtype="Int64"),
+                         "token": [f"⟨{pooling.value} of text {i + 1}⟩" for i in range(len(texts))],
+                         "kind": kind_sentence})
+    frame = pd.concat([frame.astype({"position": "Int64"}), sent], ignore_index=True)
+    frame[cols] = np.round(np.vstack([token_xy, sentence_xy]), 6)
+    report(0.8, "drawing the chart")
+    chart_frame, sampled = chart_sample(frame, chart_limit, keep=frame["kind"] != "token")
+    chart = charts.projection_views(
+        chart_frame.assign(listing=listing(chart_frame)), dims=dims, axis_titles=axis_titles(fitted, dims),
+        color="text", shape="kind",
+        shape_domain=["token", "special token", kind_sentence], label="token" if len(chart_frame) <= 400 else None,
+        tooltip=["token", "text", "position", "kind"],
+        title=f"{METHOD_NAMES[method]} of token vectors "
+              f"({layer_note(lm, layer)}, {lm.name})",
+    )
+    text = (f"{len(texts)} text{'s' if len(texts) > 1 else ''}, {n_tokens} tokens from the "
+            f"{layer_note(lm, layer)} of **{lm.name}**, projected to {dims}-D with {method.value}, fitted on "
+            f"{fitted_on}. Each text has its own colour; special tokens are squares and each text's "
+            f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)}")
+    text += "".join(f" {n}" for n in fitted.notes)
+    warnings = truncation_warnings(lm, encs)
+    if sampled:
+        warnings.append(f"The chart shows {len(chart_frame):,} of {len(frame):,} points (a seeded sample, every "
+                        "special token and sentence vector kept); the table has them all.")
+    tables = [Table("coordinates", frame)]
+    if (ev := explained_table(fitted)) is not None:
+        tables.append(ev)
+    return Result("project", text, tables, [Chart("projection", chart)], warnings, lm.name,
+                  settings=settings, artifacts=downloads("project", frame, chart))
+
+
+
+
+
+def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Result:
+    if len(texts) < min_points(dims):
+        raise UserError(
+            f"Sentence level puts one point per text, and a {dims}-D projection needs at least "
+            f"{min_points(dims)} points; give {min_points(dims)} or more texts separated by `|`, or use --level tokens."
+        )
+    report(0.1, "encoding the texts")
+    vectors, encs = sentence_vectors(lm, texts, pooling, layer)
+    report(0.5, f"fitting {method.value}")
+    fitted = fit(vectors.float().numpy(), method, dims)
+    cols = coordinate_columns(dims)
+    labels = [text_label(i, t) for i, t in enumerate(texts)]
+    frame = pd.DataFrame({"text": labels, "token": [text_label(i, t, 24) for i, t in enumerate(texts)],
+                          "position": pd.array([None] * len(texts), dtype="Int64"), "kind": "sentence"})
+    frame[cols] = np.round(fitted.coords, 6)
+    chart = charts.projection_views(
+        frame.assign(listing=frame["text"]), dims=dims, axis_titles=axis_titles(fitted, dims), color="text",
+        shape=None, label="token", tooltip=["text"],
+        title=f"Sentence vectors ({pooling.value} pooling, {layer_note(lm, layer)}, {lm.name})",
+    )
+    text = (f"{len(texts)} sentence vectors ({pooling.value} pooling, {layer_note(lm, layer)} of **{lm.name}**) "
+            f"projected to {dims}-D with {method.value}, one labelled point per text.{explained_sentence(fitted)}")
+    text += "".join(f" {n}" for n in fitted.notes)
+    tables = [Table("coordinates", frame)]
+    if (ev := explained_table(fitted)) is not None:
+        tables.append(ev)
+    return Result("project", text, tables, [Chart("projection", chart)], truncation_warnings(lm, encs),
+                  lm.name, settings=settings, artifacts=downloads("project", frame, chart))
+

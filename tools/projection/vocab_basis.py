@@ -1,0 +1,138 @@
+"""The input-embedding basis: ``project ... --basis vocab`` and the vocabulary helpers ``vocab`` uses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tools import charts
+from tools.errors import UserError
+from tools.hub import LoadedModel
+from tools.projection.fit import (
+    METHOD_NAMES,
+    BACKGROUND_POINTS,
+    SEED,
+    UMAP_FIT_ROWS,
+    Method,
+    axis_titles,
+    chart_sample,
+    coordinate_columns,
+    downloads,
+    explained_sentence,
+    explained_table,
+    fit,
+    layer_note,
+    listing,
+)
+from tools.results import Chart, Result, Table
+from tools.similarity import label as text_label
+from tools.vectors import encode, truncation_warnings
+
+
+def embedding_matrix(lm: LoadedModel) -> np.ndarray:
+    """The model's input-embedding (static) matrix as float32, one row per vocabulary id."""
+    weight = lm.encoder.get_input_embeddings().weight
+    return weight.detach().float().cpu().numpy()
+
+
+def vocabulary(lm: LoadedModel, n: int | None = None) -> tuple[np.ndarray, list[str]]:
+    """Ids and tokens of the first ``n`` vocabulary rows, without the ``[unused…]`` placeholders."""
+    size = vocab_size(lm)
+    ids = np.arange(size if n is None else min(n, size))
+    tokens = lm.tokenizer.convert_ids_to_tokens(ids.tolist())
+    keep = [i for i, t in enumerate(tokens) if not is_unused(t)]
+    return ids[keep], [tokens[i] for i in keep]
+
+
+def vocab_size(lm: LoadedModel) -> int:
+    """Rows of the input-embedding matrix that the tokenizer can produce."""
+    return int(min(lm.encoder.get_input_embeddings().weight.shape[0], len(lm.tokenizer)))
+
+
+def is_unused(token: str) -> bool:
+    """BERT's reserved ``[unused0]``… rows: never trained, never produced by the tokenizer."""
+    return token.startswith("[unused") and token.endswith("]")
+
+
+
+
+
+def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit) -> Result:
+    if method is Method.TSNE:
+        raise UserError("t-SNE cannot place new points in a map fitted on the vocabulary; "
+                        "use --basis vocab with --method pca or umap.")
+    report(0.05, "reading the input-embedding matrix")
+    ids, _ = vocabulary(lm)
+    matrix = embedding_matrix(lm)
+    basis_rows = matrix[ids]
+    notes: list[str] = []
+    if method is Method.UMAP and len(basis_rows) > UMAP_FIT_ROWS:
+        pick = np.random.default_rng(SEED).choice(len(basis_rows), UMAP_FIT_ROWS, replace=False)
+        basis_rows, ids = basis_rows[np.sort(pick)], ids[np.sort(pick)]
+        notes.append(f"UMAP was fitted on a seeded sample of {UMAP_FIT_ROWS:,} vocabulary rows.")
+    report(0.2, f"fitting {method.value} on {len(basis_rows):,} vocabulary rows")
+    fitted = fit(basis_rows, method, dims)
+    report(0.6, "encoding the texts")
+    encs = encode(lm, texts)
+    labels = [text_label(i, t) for i, t in enumerate(texts)]
+    rows, static, contextual = [], [], []
+    for i, enc in enumerate(encs):
+        states = enc.layer(layer).numpy()
+        for pos, (token, tid) in enumerate(zip(enc.tokens, enc.input_ids)):
+            rows.append({"text": labels[i], "position": pos, "token": token, "id": int(tid),
+                         "special": enc.sequence_ids[pos] is None})
+            static.append(matrix[int(tid)])
+            contextual.append(states[pos])
+    static_m, ctx_m = np.asarray(static), np.asarray(contextual)
+    static_xy, ctx_xy = fitted.place(static_m), fitted.place(ctx_m)
+    cols = coordinate_columns(dims)
+    table = pd.DataFrame(rows)
+    for j, c in enumerate(cols):
+        table[f"static {c}"] = np.round(static_xy[:, j], 6)
+    for j, c in enumerate(cols):
+        table[f"contextual {c}"] = np.round(ctx_xy[:, j], 6)
+    table["moved (projected)"] = np.round(np.linalg.norm(ctx_xy - static_xy, axis=1), 6)
+    unit = lambda m: m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)  # noqa: E731
+    table["cosine static vs contextual"] = np.round((unit(static_m) * unit(ctx_m)).sum(axis=1), 6)
+    report(0.8, "drawing the chart")
+    long = pd.concat([
+        table[["text", "position", "token"]].assign(kind="static (input embedding)", order=0,
+                                                    **{c: table[f"static {c}"] for c in cols}),
+        table[["text", "position", "token"]].assign(kind=f"contextual ({layer_note(lm, layer)})", order=1,
+                                                    **{c: table[f"contextual {c}"] for c in cols}),
+    ], ignore_index=True)
+    long["pair"] = long["text"].str.slice(0, 3) + "#" + long["position"].astype(str)
+    long, sampled = chart_sample(long, max(1, chart_limit // 2))
+    room = max(0, chart_limit - len(long))
+    vocab_xy = fitted.coords
+    pick = np.random.default_rng(SEED).choice(len(vocab_xy), min(BACKGROUND_POINTS, room, len(vocab_xy)),
+                                              replace=False)
+    background = pd.DataFrame(np.round(vocab_xy[pick], 6), columns=cols)
+    background["token"] = lm.tokenizer.convert_ids_to_tokens(ids[pick].tolist())
+    chart = charts.projection_views(
+        long.assign(listing=listing(long)), dims=dims, axis_titles=axis_titles(fitted, dims), color="text",
+        shape="kind", shape_domain=sorted(long["kind"].unique(), reverse=True),
+        shape_range=["circle", "triangle-up"], size_range=[50, 90],
+        label="token" if len(long) <= 400 else None, tooltip=["token", "text", "position", "kind"],
+        lines="pair", background=background,
+        title=f"Static and contextual token vectors in the input-embedding basis ({lm.name})",
+    )
+    text = (f"{METHOD_NAMES[method]} fitted on {len(basis_rows):,} rows of "
+            f"**{lm.name}**'s input-embedding matrix ({'[unused…] rows skipped' if len(basis_rows) else ''}); "
+            f"each of the {len(table)} tokens is drawn twice in that basis: its static row (a circle) and its "
+            f"contextual vector from the {layer_note(lm, layer)} (a triangle), joined by a line. "
+            f"Grey dots are {len(background):,} vocabulary rows for orientation. The mean cosine between a "
+            f"token's static row and its contextual vector is {table['cosine static vs contextual'].mean():.3f}."
+            f"{explained_sentence(fitted)} Contextual vectors were never part of the fit, so their spread "
+            "shows how far the layers move a token away from its dictionary entry.")
+    text += "".join(f" {n}" for n in (*notes, *fitted.notes))
+    warnings = truncation_warnings(lm, encs)
+    if sampled:
+        warnings.append(f"The chart shows a seeded sample of {len(long):,} of {2 * len(table):,} points; "
+                        "the table has them all.")
+    tables = [Table("static and contextual", table)]
+    if (ev := explained_table(fitted)) is not None:
+        tables.append(ev)
+    return Result("project", text, tables, [Chart("projection", chart)], warnings, lm.name,
+                  settings=settings, artifacts=downloads("project", table, chart))
+
