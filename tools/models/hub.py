@@ -16,7 +16,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
@@ -29,10 +29,6 @@ from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.loading import load_parts
 from tools.models.names import FAST_SUFFIX, ModelSource, pick_device, resolve, split_fast
 from tools.models.st_config import SentenceConfig, read_sentence_config
-
-if TYPE_CHECKING:
-    from tools.models.mlm_head import MaskedLMHead
-    from tools.neighbors import InputEmbeddings
 
 #: Default caps of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB / ASSISTANT_CACHE_SIZE).
 DEFAULT_CACHE_BYTES = 256 * 2**20
@@ -51,14 +47,17 @@ class ModelState:
         mlm_head: the masked-LM head (``tools.masking`` builds it on first use).
         input_embeddings: the unit-length input-embedding rows (``tools.neighbors``).
         sentence: the sentence-transformers recipe, read once (None: the model has none).
+        routing: the plain-English router's phrasing indexes (``assistant.understanding``), keyed by
+            the command rows they index.
     """
 
     backend: Backend = field(default_factory=TorchBackend)
     encoding_cache: ByteLRU = field(default_factory=lambda: ByteLRU(DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES))
     threads: ThreadChooser = field(default_factory=ThreadChooser)
-    mlm_head: "MaskedLMHead | None" = None
-    input_embeddings: "InputEmbeddings | None" = None
+    mlm_head: Any = None  # tools.models.mlm_head.MaskedLMHead (not imported: it imports this module)
+    input_embeddings: Any = None  # tools.neighbors.InputEmbeddings
     sentence: "SentenceConfig | None" = _UNREAD
+    routing: dict[str, Any] = field(default_factory=dict)
 
 
 _serial = itertools.count(1)
@@ -120,9 +119,8 @@ class LoadedModel:
         Returns a dict with ``mode`` (cls / mean / max / mean_sqrt_len / lasttoken),
         ``normalize`` and ``max_seq_length``, read from the model folder's own files.
         """
-        with self.lock:
-            if self.state.sentence is _UNREAD:
-                self.state.sentence = read_sentence_config(self.source, self.max_tokens)
+        if self.state.sentence is _UNREAD:  # no lock: pooling asks under the torch lock; a second read is harmless
+            self.state.sentence = read_sentence_config(self.source, self.max_tokens)
         return self.state.sentence.as_dict() if self.state.sentence is not None else None
 
 

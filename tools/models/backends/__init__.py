@@ -13,12 +13,17 @@ than ``torch`` so that nothing can shadow the torch package.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 import torch
 
-if TYPE_CHECKING:
-    from tools.models.hub import LoadedModel
+
+class EncoderModel(Protocol):
+    """What a backend reads of a model (a ``tools.models.hub.LoadedModel``; named here without importing it)."""
+
+    encoder: torch.nn.Module
+    device: torch.device
+    tokenizer: Any
 
 
 class Backend(Protocol):
@@ -27,7 +32,7 @@ class Backend(Protocol):
     #: "torch", "torch-int8", "onnx-int8": named in replies and benchmarks.
     name: str
 
-    def run(self, lm: "LoadedModel", feed: dict[str, torch.Tensor], attentions: bool,
+    def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
             threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Every hidden state (L+1, B, T, D) and, if asked, attentions (B, L, H, T, T), float32 on CPU.
 

@@ -10,14 +10,13 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
+from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
 
-if TYPE_CHECKING:
-    from tools.models.hub import LoadedModel
 
 log = logging.getLogger(__name__)
 #: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).
@@ -53,7 +52,7 @@ class OnnxInt8Backend:
                                                                        providers=["CPUExecutionProvider"])
             return self._sessions[threads]
 
-    def run(self, lm: "LoadedModel", feed: dict[str, torch.Tensor], attentions: bool,
+    def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
             threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """See :class:`tools.models.backends.Backend`."""
         if attentions or lm.device.type != "cpu":
@@ -63,7 +62,7 @@ class OnnxInt8Backend:
         return torch.from_numpy(session.run(["hidden_states"], inputs)[0]), None
 
 
-def export_int8(lm: "LoadedModel") -> str | None:
+def export_int8(lm: Any) -> str | None:
     """The float encoder's hidden-state forward as an int8 ONNX model; its path, or None when it cannot be made.
 
     The float encoder (``sdpa``) is exported with every hidden state as one output,
@@ -110,7 +109,7 @@ def export_int8(lm: "LoadedModel") -> str | None:
     return str(final)
 
 
-def _export(lm: "LoadedModel", names: list[str], path: Path) -> None:
+def _export(lm: Any, names: list[str], path: Path) -> None:
     encoder = lm.encoder
 
     class HiddenStates(torch.nn.Module):

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 
-if TYPE_CHECKING:
-    from tools.models.hub import LoadedModel
+from tools.models.backends import EncoderModel
 
 
 class TorchBackend:
@@ -21,7 +18,7 @@ class TorchBackend:
     def __init__(self, name: str = "torch") -> None:
         self.name = name
 
-    def run(self, lm: "LoadedModel", feed: dict[str, torch.Tensor], attentions: bool,
+    def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
             threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """See :class:`tools.models.backends.Backend`."""
         batch = {k: v.to(lm.device) for k, v in feed.items()}
