@@ -59,6 +59,7 @@ class ForkedGPU:
 
     def __init__(self) -> None:
         self.crossings: list[Crossing] = []
+        self.replies: list[dict] = []
         self.context = multiprocessing.get_context("fork")
 
     def __call__(self, fn, duration=None):
@@ -142,6 +143,7 @@ def _same_replies(hub, lines, monkeypatch) -> ForkedGPU:
     plain = _reply_json(hub, lines)
     stand_in = _install(monkeypatch)
     crossed = _reply_json(hub, lines)
+    stand_in.replies = crossed
     for line, a, b in zip(lines, plain, crossed):
         assert a == b, f"`{line}` answered differently through the ZeroGPU boundary"
     return stand_in
@@ -241,3 +243,19 @@ def test_every_example_of_every_command_answers_the_same_through_the_boundary(hu
     # (its scores are compared in test_bytes_per_call_for_compare_attend_and_benchmark).
     lines = ["compare A cat. | A kitten."] + [e for e in _examples() if not e.startswith("benchmark")]
     _same_replies(hub, lines, monkeypatch)
+
+
+def test_fill_mask_answers_the_same_through_the_boundary(tmp_path, monkeypatch, one_thread):
+    """``mask`` crosses with its own boundary function (ids, mask positions, a key) on a tiny masked-LM model."""
+    from tests.test_masking import build_tiny
+    from tools.config import Settings
+    from tools.models.hub import ModelHub
+
+    build_tiny(tmp_path / "tiny-mlm")
+    hub = ModelHub(Settings(model_roots=str(tmp_path), mlm_model="tiny-mlm"))
+    lines = ["mask The [MASK] sat on the [MASK] . --top 3 --model tiny-mlm"]
+    stand_in = _same_replies(hub, lines, monkeypatch)
+    assert stand_in.replies[0]["ok"] and stand_in.replies[0]["model"] == "tiny-mlm"
+    names = [c.name for c in stand_in.crossings]
+    assert names.count("_forward_on_gpu") == 2  # the first pass, then the greedy joint filling's second
+    assert max(c.argument_bytes for c in stand_in.crossings) < MAX_ARGUMENT_BYTES
