@@ -18,7 +18,7 @@ import torch
 
 from assistant.dispatch import execute
 from assistant.spec import Session
-from tools import hub as hub_module
+from tools.models import loading as loading_module
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
@@ -90,8 +90,8 @@ def tiny_hub(model_root) -> ModelHub:
 def offline(monkeypatch):
     """The hub is unreachable and nothing is cached: the fallback `bert-small` cannot load."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    real = hub_module._local_folder
-    monkeypatch.setattr(hub_module, "_local_folder", lambda s: None if s.kind == "hub" else real(s))
+    real = loading_module.local_folder
+    monkeypatch.setattr(loading_module, "local_folder", lambda s: None if s.kind == "hub" else real(s))
 
 
 def direct_top(folder: Path, text: str, k: int) -> tuple[list[int], list[float]]:
@@ -284,7 +284,8 @@ def test_mask_past_the_models_limit_is_reported(tiny_hub):
 # --- one result, three faces --------------------------------------------------------------------
 
 def _comparable(payload: dict) -> dict:
-    return {k: v for k, v in payload.items() if k != "elapsed_ms"}
+    """The result itself: the timing and the conversation's reading of the line are not the tool's."""
+    return {k: v for k, v in payload.items() if k not in ("elapsed_ms", "interpreted_as", "suggestions")}
 
 
 def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
@@ -300,4 +301,5 @@ def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
     assert python["ok"] and python["model"] == "tiny-mlm"
     assert _comparable(handler) == _comparable(python)
     assert _comparable(cli) == _comparable(python)
+    assert handler["interpreted_as"] == cli["interpreted_as"] == f"mask {text} --top 4 --model tiny-mlm"
 

@@ -219,21 +219,22 @@ def test_fast_path_runs_hidden_states_in_onnx_runtime_and_attentions_in_torch(lm
     import tempfile
     from pathlib import Path
 
-    import tools.vectors as vectors
+    from tools.models.backends.onnx_int8 import OnnxInt8Backend
 
-    path = Path(fast_lm.extra("onnx_path", lambda m: None))
+    backend = fast_lm.state.backend
+    assert isinstance(backend, OnnxInt8Backend)
+    path = Path(backend.path)
     assert path.is_file() and Path(tempfile.gettempdir()) in path.parents  # exported at load time, outside the repo
     assert Path(__file__).resolve().parents[1] not in path.resolve().parents
     sessions = []
-    real = vectors.onnx_session
+    real = backend.session
 
-    def counting(model, threads):
-        session = real(model, threads)
-        if model is fast_lm:
-            sessions.append(session)
+    def counting(threads):
+        session = real(threads)
+        sessions.append(session)
         return session
 
-    monkeypatch.setattr(vectors, "onnx_session", counting)
+    monkeypatch.setattr(backend, "session", counting)
     clear_cache(fast_lm)
     clear_cache(lm)
     quick, full = encode(fast_lm, TEXTS), encode(lm, TEXTS)

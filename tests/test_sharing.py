@@ -156,7 +156,7 @@ def test_markdown_and_html_escape_user_text(run):
 FAKE_SPACES = """
 calls = []
 
-def GPU(fn):
+def GPU(fn, duration=None):
     def on_gpu(*args, **kwargs):
         calls.append(fn.__name__)
         return fn(*args, **kwargs)
@@ -169,7 +169,7 @@ from tools import vectors
 from tools.hub import ModelHub
 from tools.config import Settings
 vectors.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
-print(vectors._forward.__name__, spaces.calls)
+print(vectors.forward_batch.__name__, spaces.calls)
 """
 
 
@@ -181,12 +181,13 @@ def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_i
 
     assert gpu.zero_gpu() is None  # the repository's own spaces/ folder is not Hugging Face's `spaces`
     assert gpu.gpu(forward) is forward
-    assert vectors._forward.__name__ == "_forward"
+    assert vectors.forward_batch.__name__ == "forward_batch"
     (tmp_path / "spaces.py").write_text(FAKE_SPACES)  # stands in for the package a ZeroGPU Space has
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         env={**_offline_env(), "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+                         env={**_offline_env(), "SPACES_ZERO_GPU": "true",
+                              "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split()[-2:] == ["on_gpu", "['_forward']"]  # one batch, one wrapped forward pass
+    assert out.stdout.split()[-2:] == ["on_gpu", "['forward_batch']"]  # one batch, one wrapped forward pass
 
 
 # --- the Space bundle, --share and --mcp as real processes ----------------------------------

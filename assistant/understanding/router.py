@@ -107,7 +107,8 @@ def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
         phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
         return _Index(tuple(specs), owner, phrasings, embed(model, phrasings))
 
-    return lm.extra(key, build)
+    found = lm.state.routing.get(key)
+    return found if found is not None else lm.state.routing.setdefault(key, build(lm))
 
 
 def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:
