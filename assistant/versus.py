@@ -20,7 +20,8 @@ from assistant.options import Option
 from assistant.spec import CommandSpec, Context, Handler, Invocation
 from tools import why_charts
 from tools.errors import UserError
-from tools.hub import ALIASES, EMBEDDED, FAST_SUFFIX, LoadedModel
+from tools.models.hub import LoadedModel
+from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
 from tools.results import Chart, Result, Table
 from tools.text import code, md
 

@@ -38,9 +38,10 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=8)
     args = parser.parse_args()
     quiet_libraries()
-    from tools.hub import ModelHub
+    from tools.models.hub import ModelHub
     from tools.similarity import compare
-    from tools.vectors import Pooling, clear_cache, sentence_vectors
+    from tools.encoding.cache import clear_cache
+    from tools.encoding.pooling import Pooling, sentence_vectors
     from tools.attribution import similarity_attribution
     from tools.why import why
 

@@ -15,7 +15,7 @@ from assistant.vega import vegalite_version
 from assistant.versus import VERSUS
 from tests.test_masking import build_tiny
 from tools.config import Settings
-from tools.hub import ModelHub
+from tools.models.hub import ModelHub
 
 A, B = "A man plays guitar.", "Someone is playing an instrument."
 

@@ -18,9 +18,9 @@ from assistant.dispatch import execute
 from assistant.spec import Session
 from tests.test_masking import build_tiny
 from tools.config import Settings
-from tools.hub import ModelHub
+from tools.models.hub import ModelHub
 from tools.similarity import compare
-from tools.vectors import clear_cache
+from tools.encoding.cache import clear_cache
 from tools.why import why
 from tools.why_math import integrated_gradients, integrated_gradients_to, pair_contributions, shares
 

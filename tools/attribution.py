@@ -12,8 +12,9 @@ from __future__ import annotations
 import torch
 
 from tools.errors import UserError
-from tools.hub import LoadedModel
-from tools.vectors import Pooling, threads_for
+from tools.encoding.pooling import Pooling
+from tools.encoding.threads import threads_for
+from tools.models.hub import LoadedModel
 from tools.why_math import (IG_MAX_STEPS, IG_STEPS, IG_TOKEN_STEPS, Attribution, integrated_gradients,
                             integrated_gradients_to)
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from tools import masking, why_charts
 from tools.attribution import BASELINE, logit_attribution
-from tools.hub import LoadedModel, ModelHub, default_hub
+from tools.models.hub import LoadedModel, ModelHub, default_hub
 from tools.results import Chart, Result, Table
 from tools.text import code
 from tools.why import token_kind

@@ -18,12 +18,13 @@ import torch
 from tools import why_charts
 from tools.attribution import BASELINE, similarity_attribution
 from tools.errors import UserError
-from tools.hub import LoadedModel, as_model
+from tools.models.hub import LoadedModel, as_model
 from tools.results import Chart, Result, Table
 from tools.similarity import label, parse_poolings
 from tools.text import code, md
 from tools.timing import timed
-from tools.vectors import Encoded, Pooling, check_layer, cosine_matrix, encode, sentence_vectors, truncation_warnings
+from tools.encoding.encode import Encoded, check_layer, encode, truncation_warnings
+from tools.encoding.pooling import Pooling, cosine_matrix, sentence_vectors
 from tools.why_math import IG_TOLERANCE, pair_contributions, shares
 
 #: Rows of the `pairs` table (the largest contributions by size); the chart shows at most 60 x 60 tokens.
