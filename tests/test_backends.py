@@ -1,6 +1,7 @@
 """Issue 16: hidden states come from a typed backend chosen at load time, and models are found by key.
 
-The default model runs PyTorch (``torch``); ``:int8`` runs ONNX Runtime for hidden
+The default model runs PyTorch (``torch``) for a chat's few texts and switches to a full-precision
+ONNX export (``onnx``) at its first bulk batch; ``:int8`` runs ONNX Runtime for hidden
 states (``onnx-int8``) and falls back to the PyTorch int8 encoder (``torch-int8``)
 where no export can be made. The GPU boundary finds a model by its registry key,
 also in a process that never loaded it.
@@ -14,7 +15,8 @@ import pytest
 import torch
 
 from tools.models import hub as hub_module
-from tools.models.backends import onnx_int8
+from tools.models.backends import onnx_runtime as onnx_int8
+from tools.models.backends.onnx_runtime import OnnxBackend
 from tools.models.hub import model_by_key, quantize
 from tools.vectors import encode
 
@@ -43,7 +45,7 @@ def tiny(tiny_folder):
 
 
 def test_default_model_runs_torch_and_gives_transformers_own_states(lm):
-    assert lm.state.backend.name == "torch"
+    assert lm.state.backend.name == "onnx" and lm.state.backend.fallback.name == "torch"
     ours = encode(lm, TEXTS[:1])[0]
     batch = lm.tokenizer(TEXTS[:1], return_tensors="pt")
     with torch.inference_mode():
@@ -77,3 +79,19 @@ def test_a_model_is_found_by_its_key_and_loaded_by_name_where_it_never_was(lm):
     assert model_by_key(lm.key) is lm
     elsewhere = model_by_key("minilm@cpu#999999")  # as in a ZeroGPU worker forked before the model loaded
     assert elsewhere.name == "minilm" and elsewhere.device.type == "cpu"
+
+
+def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_states(tiny):
+    torch_states = encode(tiny, TEXTS)
+    backend = OnnxBackend.lazy(tiny, min_rows=4)
+    tiny.state.backend = backend
+    tiny.state.encoding_cache.clear()
+    few = encode(tiny, TEXTS)  # two inputs: a chat's pass stays on PyTorch, nothing is exported
+    assert backend.path is None
+    many = [f"{TEXTS[i % 2]} Number {i}." for i in range(8)] + TEXTS
+    bulk = encode(tiny, many)  # eight inputs in one batch: exported, then run in ONNX Runtime
+    assert backend.path is not None and backend.path.endswith("float.onnx")
+    tiny.state.encoding_cache.clear()
+    again = encode(tiny, TEXTS)  # and every pass after it
+    for ours, theirs in zip([*few, *bulk[-2:], *again], [*torch_states, *torch_states, *torch_states]):
+        torch.testing.assert_close(ours.hidden_states, theirs.hidden_states, rtol=1e-5, atol=1e-5)

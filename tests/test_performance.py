@@ -219,7 +219,7 @@ def test_fast_path_runs_hidden_states_in_onnx_runtime_and_attentions_in_torch(lm
     import tempfile
     from pathlib import Path
 
-    from tools.models.backends.onnx_int8 import OnnxInt8Backend
+    from tools.models.backends.onnx_runtime import OnnxInt8Backend
 
     backend = fast_lm.state.backend
     assert isinstance(backend, OnnxInt8Backend)

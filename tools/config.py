@@ -48,6 +48,8 @@ class Settings:
     concurrency: int = _setting(2, "commands running at once in one app process", 1)
     cache_size: int = _setting(4096, "cached encodings per model", 0)
     cache_mb: int = _setting(256, "memory cap of each model's encoding cache, in MiB (0 turns it off)", 0)
+    onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
+                                  "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
                                  "(CPU only; scores move slightly)")
 

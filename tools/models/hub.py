@@ -41,7 +41,7 @@ class ModelState:
     """What each model keeps beside its weights, one typed field per thing (built by the hub or on first use).
 
     Attributes:
-        backend: computes hidden states (chosen at load: torch, torch-int8, onnx-int8).
+        backend: computes hidden states (chosen at load: torch, onnx for bulk passes, torch-int8, onnx-int8).
         encoding_cache: encodings keyed by (text, pair, max length, attentions).
         threads: the thread chooser for this model's large CPU passes.
         mlm_head: the masked-LM head (``tools.masking`` builds it on first use).
@@ -156,7 +156,7 @@ def quantize(lm: LoadedModel) -> LoadedModel:
     if lm.device.type != "cpu":
         raise UserError(f"The int8 fast path runs on the CPU only; drop `{FAST_SUFFIX}` (or ASSISTANT_FAST) "
                         f"to use {lm.device.type}.")
-    from tools.models.backends.onnx_int8 import OnnxInt8Backend, export_int8
+    from tools.models.backends.onnx_runtime import OnnxInt8Backend, export_int8
     from tools.models.backends.torch_int8 import quantize_encoder
 
     onnx_path = export_int8(lm)  # from the float encoder, before it is quantised in place
@@ -192,6 +192,10 @@ class ModelHub:
                 loaded = load(source, dev)
                 if fast:
                     loaded = quantize(loaded)
+                elif dev.type == "cpu" and self.settings.onnx_rows > 0:
+                    from tools.models.backends.onnx_runtime import OnnxBackend
+
+                    loaded.state.backend = OnnxBackend.lazy(loaded, self.settings.onnx_rows)
                 loaded.state.encoding_cache = ByteLRU(self.settings.cache_mb * 2**20, self.settings.cache_size)
                 with self._guard:
                     self._models[key] = loaded

@@ -3,11 +3,11 @@
 - ``torch_fp32.TorchBackend``: the PyTorch encoder (``sdpa`` for hidden states alone,
   eager when attentions are wanted); also serves the int8 encoder as ``torch-int8``.
 - ``torch_int8``: dynamic int8 quantisation of the encoder's Linear layers (CPU).
-- ``onnx_int8.OnnxInt8Backend``: hidden states from an int8 ONNX export in ONNX
-  Runtime; attentions fall back to ``torch-int8``. onnxruntime is imported only there.
+- ``onnx_runtime.OnnxBackend``: hidden states from an ONNX export in ONNX Runtime: ``onnx``
+  (full precision; a CPU model switches to it at its first bulk batch, exported then) and
+  ``onnx-int8`` (the fast path); attentions fall back to PyTorch. onnxruntime is imported only there.
 
-Room for an fp32 ONNX backend or a remote serving engine: a class with ``name`` and
-``run`` (see :class:`Backend`). Modules are named ``torch_fp32``/``torch_int8`` rather
+Room for a remote serving engine: a class with ``name`` and ``run`` (see :class:`Backend`). Modules are named ``torch_fp32``/``torch_int8`` rather
 than ``torch`` so that nothing can shadow the torch package.
 """
 

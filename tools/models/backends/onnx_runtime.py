@@ -1,4 +1,10 @@
-"""The fast path's hidden states from an int8 ONNX export run in ONNX Runtime (the only module importing it)."""
+"""Hidden states from an ONNX export run in ONNX Runtime (the only module importing it).
+
+Two backends share it: ``onnx`` (full precision, the default for large hidden-state passes
+of a CPU model, exported on first use) and ``onnx-int8`` (the fast path, MatMuls quantised to
+int8, exported when the ``:int8`` model loads). Passes that need attention weights run on
+the PyTorch encoder in both.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -23,21 +30,31 @@ log = logging.getLogger(__name__)
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-class OnnxInt8Backend:
-    """Hidden states from ONNX Runtime; passes with attentions run the PyTorch int8 encoder.
+class OnnxBackend:
+    """Hidden states from ONNX Runtime; passes with attentions (or off the CPU) run the PyTorch encoder.
 
     Attributes:
-        path: the int8 ONNX file.
-        name: ``"onnx-int8"``.
+        name: ``"onnx"`` or ``"onnx-int8"``: named in replies and benchmarks.
+        path: the ONNX file, or None until the lazy full-precision export has run.
     """
 
-    name = "onnx-int8"
-
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str | None, name: str = "onnx-int8", fallback: TorchBackend | None = None,
+                 export: Callable[[], str | None] | None = None, min_rows: int = 0) -> None:
         self.path = path
-        self.fallback = TorchBackend("torch-int8")
+        self.name = name
+        self.fallback = fallback or TorchBackend("torch-int8")
+        self._export = export
+        self._min_rows = min_rows
         self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def lazy(cls, lm: Any, min_rows: int) -> "OnnxBackend":
+        """Full precision: PyTorch until a batch of ``min_rows`` inputs or more (bulk work: a benchmark, a
+        corpus), which exports the model once (seconds; the file is reused by later processes); that pass
+        and every later one then run in ONNX Runtime. A chat's few texts never pay for the export."""
+        return cls(None, "onnx", TorchBackend("torch"), export=lambda: export_onnx(lm, int8=False),
+                   min_rows=min_rows)
 
     def session(self, threads: int) -> Any:
         """The ONNX Runtime session with ``threads`` intra-op threads (one per count, built once)."""
@@ -52,25 +69,38 @@ class OnnxInt8Backend:
                                                                        providers=["CPUExecutionProvider"])
             return self._sessions[threads]
 
+    def _ready(self, rows: int) -> bool:
+        """Whether this pass runs in ONNX Runtime, exporting the model first when it is the first large one."""
+        if self.path is not None:
+            return True
+        if self._export is None or rows < self._min_rows:
+            return False
+        with self._lock:
+            if self.path is None and self._export is not None:
+                self.path = self._export()
+                if self.path is None:  # an architecture the exporter cannot trace stays on PyTorch
+                    self._export = None
+        return self.path is not None
+
     def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
             threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """See :class:`tools.models.backends.Backend`."""
-        if attentions or lm.device.type != "cpu":
+        if attentions or lm.device.type != "cpu" or not self._ready(int(feed["input_ids"].shape[0])):
             return self.fallback.run(lm, feed, attentions, threads)
         session = self.session(threads)
         inputs = {i.name: feed[i.name].numpy() for i in session.get_inputs()}
         return torch.from_numpy(session.run(["hidden_states"], inputs)[0]), None
 
 
-def export_int8(lm: Any) -> str | None:
-    """The float encoder's hidden-state forward as an int8 ONNX model; its path, or None when it cannot be made.
+def export_onnx(lm: Any, int8: bool) -> str | None:
+    """The float encoder's hidden-state forward as an ONNX model; its path, or None when it cannot be made.
 
     The float encoder (``sdpa``) is exported with every hidden state as one output,
-    (L+1, batch, tokens, hidden), and its MatMuls quantised dynamically by ONNX
-    Runtime (per-channel int8 weights). The file lives in a temporary folder keyed
+    (L+1, batch, tokens, hidden); for ``int8`` its MatMuls are then quantised dynamically
+    by ONNX Runtime (per-channel int8 weights). The file lives in a temporary folder keyed
     by the model's folder, its weights' dates and the library versions, so later
     processes reuse it; nothing is written into the project. Attention weights are
-    not exported: passes that need them stay on the PyTorch int8 encoder.
+    not exported: passes that need them stay on the PyTorch encoder.
     """
     try:
         import onnx  # noqa: F401  (torch's exporter needs it)
@@ -85,7 +115,7 @@ def export_int8(lm: Any) -> str | None:
                   if f.is_file()]
     key = hashlib.sha256("|".join(stamp).encode()).hexdigest()[:16]
     target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{re.sub(r'[^A-Za-z0-9._-]', '_', lm.name)}-{key}"
-    final = target / "int8.onnx"
+    final = target / ("int8.onnx" if int8 else "float.onnx")
     if final.is_file():
         return str(final)
     names = [n for n in ONNX_INPUTS if n == "input_ids" or n in lm.tokenizer.model_input_names]
@@ -93,20 +123,30 @@ def export_int8(lm: Any) -> str | None:
         target.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=target))
         _export(lm, names, work / "float.onnx")
-        # The quantiser suggests pre-processing on the root logger once per export; the root logger is
-        # left as the application configured it.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            quantize_dynamic(str(work / "float.onnx"), str(work / "int8.onnx"), weight_type=QuantType.QInt8,
-                             per_channel=True, op_types_to_quantize=["MatMul"])
-        os.replace(work / "int8.onnx", final)  # atomic: a process beside this one sees all of it or none
+        if int8:
+            # The quantiser suggests pre-processing on the root logger once per export; the root logger is
+            # left as the application configured it.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantize_dynamic(str(work / "float.onnx"), str(work / "int8.onnx"), weight_type=QuantType.QInt8,
+                                 per_channel=True, op_types_to_quantize=["MatMul"])
+        os.replace(work / final.name, final)  # atomic: a process beside this one sees all of it or none
         for f in work.iterdir():
             f.unlink()
         work.rmdir()
-    except Exception as exc:  # an architecture the exporter cannot trace keeps the PyTorch int8 path
-        log.warning("ONNX export of %s failed (%s); using PyTorch int8", lm.name, exc)
+    except Exception as exc:  # an architecture the exporter cannot trace keeps the PyTorch path
+        log.warning("ONNX export of %s failed (%s); staying on PyTorch", lm.name, exc)
         return None
     return str(final)
+
+
+def export_int8(lm: Any) -> str | None:
+    """The fast path's int8 export (see :func:`export_onnx`)."""
+    return export_onnx(lm, int8=True)
+
+
+#: The fast path's backend: an int8 export, attentions on the PyTorch int8 encoder.
+OnnxInt8Backend = OnnxBackend
 
 
 def _export(lm: Any, names: list[str], path: Path) -> None:
