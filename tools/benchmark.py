@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools import charts, stsdata
+from tools import cancel, charts, stsdata
 from tools.baselines import GLOVE_NAME, glove_average, input_embedding_average
 from tools.config import Settings
 from tools.errors import UserError
@@ -87,6 +87,7 @@ def embed_sentences(
     parts[STATIC] = []
     truncated = 0
     for begin in range(0, n, CHUNK):
+        cancel.check()
         chunk = [sentences[i] for i in order[begin:begin + CHUNK]]
         encs = encode(lm, chunk)
         truncated += sum(1 for e in encs if e.dropped)

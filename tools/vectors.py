@@ -12,6 +12,7 @@ from enum import Enum
 import numpy as np
 import torch
 
+from tools import cancel
 from tools.cache import ByteLRU, CacheStats
 from tools.errors import UserError
 from tools.gpu import gpu
@@ -138,6 +139,7 @@ def _encode(lm: LoadedModel, inputs: list, unique: list, limit: int, attentions:
         order = sorted(range(len(missing)), key=lambda i: len(features[i].ids))
         per_item = lm.num_layers * lm.num_heads if attentions else 0
         for batch in _batches(order, [len(f.ids) for f in features], per_item):
+            cancel.check()  # a command past its time limit stops here and leaves the model's lock free
             for i, enc in _forward(lm, [features[i] for i in batch], attentions).items():
                 key = missing[batch[i]]
                 found[key] = enc

@@ -91,6 +91,7 @@ def token_labels(tokens: Sequence[str], specials: set[str], prefix: str = "##", 
     """
     rows = []
     for token in tokens:
+        cancel.check()
         special = token in specials
         if prefix:
             subword = token.startswith(prefix) and token != prefix and not special

@@ -16,6 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from tools import cancel
 from tools.errors import UserError
 from tools.hub import LoadedModel
 from tools.results import Artifact, Table
@@ -178,7 +179,10 @@ FITTERS: dict[Method, Callable[[np.ndarray, int], Fitted]] = {
 
 def fit(matrix: np.ndarray, method: Method, dims: int) -> Fitted:
     """Fit ``method`` on the rows of ``matrix`` and return their ``dims``-D coordinates."""
-    return FITTERS[method](np.asarray(matrix, dtype=np.float32), dims)
+    cancel.check()  # scikit-learn's t-SNE and umap-learn offer no hook inside their iterations
+    fitted = FITTERS[method](np.asarray(matrix, dtype=np.float32), dims)
+    cancel.check()
+    return fitted
 
 
 def axis_titles(fitted: Fitted, dims: int) -> list[str]:
