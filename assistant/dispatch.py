@@ -25,6 +25,7 @@ from typing import Any
 from assistant.commands import TABLE
 from assistant.parsing import parse
 from assistant.spec import Context, Session
+from assistant.store import chart_frames
 from tools import cancel
 from tools.config import Settings
 from tools.errors import UserError
@@ -90,7 +91,8 @@ def execute(
             command=verb,
         )
     for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
-        setattr(session, f.name, getattr(work, f.name))
+        if f.init:
+            setattr(session, f.name, getattr(work, f.name))
     session.remember(line.strip(), result)  # history, last, and the turn for history/export
     return Reply(line, result=result, command=verb)
 
@@ -142,21 +144,7 @@ def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: An
 
 def chart_rows(chart: Any) -> int:
     """Rows of data an Altair chart embeds, over its layers and panels (each frame counted once)."""
-    frames: dict[int, int] = {}
-    stack = [chart]
-    while stack:
-        node = stack.pop()
-        data = getattr(node, "data", None)
-        if hasattr(data, "__len__") and hasattr(data, "columns"):
-            frames[id(data)] = len(data)
-        for attr in ("layer", "hconcat", "vconcat", "concat"):
-            parts = getattr(node, attr, None)
-            if isinstance(parts, list):
-                stack.extend(parts)
-        spec = getattr(node, "spec", None)
-        if spec is not None and hasattr(spec, "to_dict"):
-            stack.append(spec)
-    return sum(frames.values())
+    return sum(len(frame) for frame in chart_frames(chart))
 
 
 def limit_charts(result: Result, max_rows: int) -> Result:

@@ -19,7 +19,7 @@ import pandas as pd
 from tools import cancel
 from tools.errors import UserError
 from tools.hub import LoadedModel
-from tools.results import Artifact, Table
+from tools.results import Artifact, Table, csv_text
 
 Progress = Callable[[float, str], None]
 
@@ -217,7 +217,7 @@ def explained_sentence(fitted: Fitted) -> str:
 
 def downloads(command: str, frame: pd.DataFrame, chart: alt.TopLevelMixin) -> list[Artifact]:
     """The projected coordinates as CSV and the chart's Vega-Lite spec as JSON."""
-    csv = frame.to_csv(index=False).encode("utf-8")
+    csv = csv_text(frame).encode("utf-8")
     spec = json.dumps(chart.to_dict(), indent=1).encode("utf-8")
     return [Artifact(f"{command}-coordinates.csv", csv, "text/csv"),
             Artifact(f"{command}-chart.vl.json", spec, "application/json")]
