@@ -21,9 +21,10 @@ import pandas as pd
 
 from assistant.options import Option
 from assistant.parsing import parse
-from assistant.spec import CommandSpec, Invocation, Turn
+from assistant.spec import CommandSpec, Context, FullTurn, Invocation, Turn
 from tools.config import Settings
 from tools.errors import UserError
+from tools.results import Result
 from tools.text import code, md
 
 #: Commands about the conversation itself; `again` skips them when it looks for the previous command.
