@@ -156,4 +156,5 @@ def csv_text(frame: pd.DataFrame) -> str:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(csv_safe)
     safe.columns = [csv_safe(str(c)) for c in safe.columns]
-    return safe.to_csv(index=False)
+    # CRLF rows (RFC 4180): a lone CR inside a cell is then quoted like a line break
+    return safe.to_csv(index=False, lineterminator="\r\n")

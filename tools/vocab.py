@@ -11,7 +11,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from tools import charts
+from tools import cancel, charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
 from tools.projection.fit import (
