@@ -172,8 +172,10 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                     js="(...args) => window.assistant.ask(...args)", show_progress_on=[box]
                     ).then(None, [reply], None, js=show, api_visibility="private")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
+        # a page opened without a permalink sends no reply: its `then` must not touch a command typed meanwhile
+        loaded = "(payload) => (payload && payload.id) ? window.assistant.append(payload) : []"
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
-                  concurrency_id="commands").then(None, [reply], None, js=show, api_visibility="private")
+                  concurrency_id="commands").then(None, [reply], None, js=loaded, api_visibility="private")
         export_md.click(lambda s: _export(s, "markdown", hub, settings), [session], [exported],
                         api_visibility="private")
         export_html.click(lambda s: _export(s, "html", hub, settings), [session], [exported],
