@@ -15,18 +15,20 @@ run: $(VENV)/.installed
 	$(PY) -m assistant
 
 test: $(VENV)/.installed chromium
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest
 
 test-all: $(VENV)/.installed chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -m ""
 
 venv: $(VENV)/.installed
 
-# torch goes first, from its CPU wheel; constraints.txt keeps anything from replacing it.
-$(VENV)/.installed: requirements.txt requirements-test.txt constraints.txt
+# torch goes first, from its CPU wheel; constraints.txt keeps anything from replacing it. Then the project
+# itself, editable, with its test extra: the pins come from requirements*.txt through pyproject.toml, and the
+# `embedding-assistant` command works from any folder.
+$(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt constraints.txt
 	python3 -m venv $(VENV)
 	$(PIP) install -q --disable-pip-version-check torch==2.13.0
-	$(PIP) install -q --disable-pip-version-check -r requirements.txt -r requirements-test.txt -c constraints.txt
+	$(PIP) install -q --disable-pip-version-check -e '.[test]' -c constraints.txt
 	touch $@
 
 # Debian's chromium for the browser tests (never `playwright install`: it downloads a browser).

@@ -1,4 +1,4 @@
-"""``python -m assistant`` serves the page; ``python -m assistant run "<command>"`` answers once."""
+"""``embedding-assistant`` (or ``python -m assistant``) serves the page; ``embedding-assistant run "<command>"`` answers once."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m assistant", description=__doc__)
+    parser = argparse.ArgumentParser(prog="embedding-assistant", description=__doc__)
     parser.add_argument("--model", help="default model (ASSISTANT_MODEL)")
     parser.add_argument("--device", help="cpu, cuda, cuda:N or mps (ASSISTANT_DEVICE)")
     sub = parser.add_subparsers(dest="action")
@@ -63,9 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         from assistant.dispatch import execute
         from assistant.render import terminal_text
         from assistant.spec import Session
+        from tools.access import DataAccess
         from tools.hub import ModelHub
 
-        reply = execute(args.command, Session(), ModelHub(settings), settings)
+        # the user owns this shell: `--data my.csv` reads their own file, relative to this folder
+        reply = execute(args.command, Session(), ModelHub(settings), settings, access=DataAccess.local())
         print(json.dumps(reply.to_json(), indent=1) if args.json else terminal_text(reply))
         return 0 if reply.ok else 2
 

@@ -32,8 +32,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 log = logging.getLogger("assistant")
 
-INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --) or pick a "
-         "question below; help lists every command.")
+INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --), ask in plain "
+         "English with your texts in quotes, or pick a question below; help lists every command.")
 
 #: What a first-time visitor can click: the questions the source notebooks ask, each as the command
 #: that answers it.
@@ -167,15 +167,14 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         outputs = [box, reply, session, table, files, model]
         inputs = [box, session, model, mlm]
         show = "(payload) => window.assistant.append(payload)"
+        shown_on_load = "(payload) => window.assistant.append(payload, true)"
         for trigger in (send.click, box.submit):
             trigger(respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
                     js="(...args) => window.assistant.ask(...args)", show_progress_on=[box]
                     ).then(None, [reply], None, js=show, api_visibility="private")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
-        # a page opened without a permalink sends no reply: its `then` must not touch a command typed meanwhile
-        loaded = "(payload) => (payload && payload.id) ? window.assistant.append(payload) : []"
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
-                  concurrency_id="commands").then(None, [reply], None, js=loaded, api_visibility="private")
+                  concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")
         export_md.click(lambda s: _export(s, "markdown", hub, settings), [session], [exported],
                         api_visibility="private")
         export_html.click(lambda s: _export(s, "html", hub, settings), [session], [exported],
@@ -196,7 +195,7 @@ The reply: ok (bool), command, model, elapsed_ms, text (markdown summary), warni
 tables (name, columns, rows), charts (name, vega_lite spec) and error (one sentence when ok is false).
 
 Args:
-    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare".
+    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare". A question in plain English also works ("How similar are 'A cat sat.' and 'A kitten sat.'?"): the reply's interpreted_as holds the command line it ran, and suggestions the command lines offered when the question was unclear.
     model: the model to run it on: an alias such as "minilm", a Hugging Face id, or "" for the server's default.
 """
 

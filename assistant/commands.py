@@ -13,6 +13,7 @@ import pandas as pd
 
 from assistant import conversation
 from assistant.options import Option
+from assistant.phrasings import PHRASINGS
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
@@ -53,7 +54,8 @@ def _help(ctx: Context, inv: Invocation) -> Result:
         text = f"**{spec.name}**{aliases}: {spec.summary}\n\nUsage: `{spec.usage}`\n\nExamples:\n{examples}"
         return Result("help", text, [Table(f"{spec.name} options", frame)])
     frame = pd.DataFrame([{"command": s.name, "usage": s.usage, "what you get": s.summary} for s in COMMANDS])
-    text = ("Type a command, texts separated by `|`, options after `--`. "
+    text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
+            "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
             "`help <command>` shows one command's options and examples.")
     return Result("help", text, [Table("commands", frame)])
 
@@ -103,7 +105,8 @@ def _benchmark(ctx: Context, inv: Invocation) -> Result:
                         f"{benchmark.MAX_MODELS} at a time.")
     models = [ctx.model(n) for n in dict.fromkeys(names)] or [ctx.model()]
     return benchmark.benchmark(models[0], inv.texts, models=models, settings=ctx.settings,
-                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), **options)
+                               progress=ctx.progress, uploads=getattr(ctx.session, "uploads", ()), access=ctx.access,
+                               **options)
 
 
 COMMANDS: list[CommandSpec] = [
@@ -348,6 +351,9 @@ COMMANDS: list[CommandSpec] = [
         aliases=("download", "save"),
     ),
 ]
+
+# Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
+COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
 TABLE: dict[str, CommandSpec] = {

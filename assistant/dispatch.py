@@ -27,6 +27,8 @@ from assistant.parsing import parse
 from assistant.spec import Context, Session
 from assistant.store import chart_frames
 from tools import cancel
+from assistant.understanding import is_question, understand
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import ModelHub
@@ -43,6 +45,12 @@ class Reply:
     result: Result | None = None
     error: str | None = None
     command: str = ""
+    #: The command line that ran ("" when none did); for a question, the line it was read as.
+    interpreted_as: str = ""
+    #: Command lines offered when a question was not clear enough to act on.
+    suggestions: tuple[str, ...] = ()
+    #: Whether the line was read as a question in plain English.
+    routed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -50,9 +58,8 @@ class Reply:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON of DESIGN.md, for ``--json`` and the HTTP ``run`` endpoint."""
-        if self.result is not None:
-            return self.result.to_json()
-        return error_json(self.error or "", self.command)
+        body = self.result.to_json() if self.result is not None else error_json(self.error or "", self.command)
+        return {**body, "interpreted_as": self.interpreted_as or None, "suggestions": list(self.suggestions)}
 
 
 def execute(
@@ -61,26 +68,43 @@ def execute(
     hub: ModelHub,
     settings: Settings | None = None,
     progress: Callable[[float, str], None] | None = None,
+    access: DataAccess = WEB,
 ) -> Reply:
     """Run one command line in a conversation.
 
     Predictable mistakes come back as ``Reply.error`` with their sentence; any
     other exception is logged with its traceback and a reference id, and the
     user gets one sentence naming that id. The session keeps its state either way.
+    ``access`` says which files ``--data`` may read: :data:`tools.access.WEB` (data folders
+    and uploads) unless the caller is the command line (:meth:`DataAccess.local`).
     """
     settings = settings or hub.settings
     verb = ""
     work = _private_copy(session)
+    ran, routed = line.strip(), is_question(line, TABLE)
     try:
-        inv = parse(line, TABLE, settings)
+        if routed:  # a question in plain English: read it as the command line that answers it
+            understood = understand(line, work, hub, TABLE, settings)
+            if understood.line is None:
+                return Reply(line, error=understood.message, suggestions=understood.suggestions, routed=True)
+            ran = understood.line
+        try:
+            inv = parse(ran, TABLE, settings)
+        except UserError:
+            sentence = _as_sentence(line, work, hub, settings) if not routed else None
+            if sentence is None:
+                raise
+            ran, routed, inv = sentence, True, parse(sentence, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
-        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE)
+        ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
+                      access=access)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         elapsed = (time.perf_counter() - start) * 1000
         result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)
     except UserError as exc:
-        return Reply(line, error=str(exc), command=verb)
+        read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
+        return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed)
     except Exception:
         ref = uuid.uuid4().hex[:8]
         log.exception("command failed [ref %s]: %r", ref, line[:500])
@@ -88,13 +112,25 @@ def execute(
             line,
             error=f"Something went wrong inside `{verb or 'the command'}` (reference {ref}, logged on the "
                   "server); nothing you had is lost, and the next command will work.",
-            command=verb,
+            command=verb, routed=routed,
         )
     for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
         if f.init:
             setattr(session, f.name, getattr(work, f.name))
-    session.remember(line.strip(), result)  # history, last, and the turn for history/export
-    return Reply(line, result=result, command=verb)
+    session.remember(ran, result)  # history, last, and the turn for history/export (a question: its command)
+    return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
+
+
+def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> str | None:
+    """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
+    command read as a question, or None."""
+    if not any(mark in line for mark in "'\"“‘:") and " and " not in line:
+        return None
+    understood = understand(line, session, hub, TABLE, settings)
+    typed = TABLE.get(line.split()[0].lower())
+    if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
+        return None
+    return understood.line
 
 
 def _private_copy(session: Session) -> Session:

@@ -13,10 +13,12 @@ from tools.results import Result, csv_text
 
 def terminal_text(reply: Reply, max_rows: int = 40) -> str:
     """Readable text for a terminal: summary, warnings, tables."""
+    read_as = [f"read as: {reply.interpreted_as}"] if reply.routed and reply.interpreted_as else []
+    offered = [f"  try: {line}" for line in reply.suggestions]
     if reply.result is None:
-        return f"error: {reply.error}"
+        return "\n".join([*read_as, f"error: {reply.error}", *offered])
     r = reply.result
-    lines = [r.text]
+    lines = [*read_as, r.text]
     lines += [f"warning: {w}" for w in r.warnings]
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 48):
         for t in r.tables:

@@ -101,6 +101,37 @@ def footer(reply: Reply, link: str = "") -> str:
     return f"<div class='reply-footer'>{' · '.join(bits)}</div>{link}"
 
 
+def _walk(node: Any):
+    """Every dict inside a Vega-Lite spec."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def chart_hint(spec: dict[str, Any]) -> str:
+    """How to use a chart, read from its spec: hover for tooltips, drag a box where it has a brush.
+
+    The toolkit's charts declare their interactions (tooltips, interval selections); the words
+    a person reads about them belong to the page, so they are written here and nowhere else.
+    """
+    nodes = list(_walk(spec))
+    brush = any(isinstance(n.get("select"), (str, dict)) and
+                (n["select"] == "interval" or (isinstance(n["select"], dict) and n["select"].get("type") == "interval"))
+                for n in nodes if "select" in n)
+    tooltip = any("tooltip" in n for n in nodes)
+    if brush and tooltip:
+        return "Hover a point for its details; drag a box to list the points inside it."
+    if brush:
+        return "Drag a box to list the points inside it."
+    if tooltip:
+        return "Hover the chart for exact values."
+    return ""
+
+
 def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> dict[str, Any]:
     """The page's message for one reply: ``{"id", "ok", "html", "charts": [{"id", "spec"}]}``.
 
@@ -120,9 +151,12 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
         parts += [f"<div class='warning'>{markdown_html('⚠️ ' + md_error(w))}</div>" for w in r.warnings]
         for index, chart in enumerate(r.charts):
             chart_id = f"c{key}-{index}"
+            spec = chart.chart.to_dict()
             parts.append(f"<div class='chart' data-chart='{chart_id}' title='{html.escape(chart.name, quote=True)}'>"
                          "</div>")
-            charts.append({"id": chart_id, "spec": chart.chart.to_dict()})
+            if hint := chart_hint(spec):
+                parts.append(f"<div class='chart-hint'>{hint}</div>")
+            charts.append({"id": chart_id, "spec": spec})
         parts += [table_block(t, open_rows, first=i == 0) for i, t in enumerate(r.tables)]
     suggestions = tuple(getattr(reply, "suggestions", ()) or ())
     if suggestions:

@@ -8,6 +8,7 @@ from typing import Any
 
 from assistant.options import Option
 from assistant.session import MAX_TURNS, FullTurn, Session, Turn  # noqa: F401 - the conversation's shapes
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.hub import LoadedModel, ModelHub
 from tools.results import Result
@@ -33,6 +34,7 @@ class Context:
     progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
     #: The command table, for commands that run other commands (`again`); given by dispatch.
     commands: Mapping[str, CommandSpec] = field(default_factory=dict)
+    access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""
@@ -56,6 +58,8 @@ class CommandSpec:
         texts_hint: what the texts are, for error messages.
         options: the ``--options`` it accepts.
         aliases: other verbs that mean the same.
+        phrasings: questions in plain English this command answers (``X`` / ``"A"`` stand for texts);
+            the router (``assistant.understanding``) compares a question with them.
     """
 
     name: str
@@ -67,6 +71,7 @@ class CommandSpec:
     texts_hint: str = ""
     options: tuple[Option, ...] = ()
     aliases: tuple[str, ...] = ()
+    phrasings: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

@@ -48,16 +48,18 @@ def notebook_way():
             super().__init__(n_tokens, None)
             self.wanted = default_threads
 
-    class eager(vectors._attention_kind):
-        def __init__(self, lm, attentions):
-            super().__init__(lm, attentions)
+    from tools.models.backends import torch_fp32
+
+    class eager(torch_fp32._attention_kind):
+        def __init__(self, encoder, attentions):
+            super().__init__(encoder, attentions)
             self.wanted = "eager"
 
     patched = [(m, "encode", original, one_at_a_time) for m in list(sys.modules.values())
                if getattr(m, "encode", None) is original]
     patched += [(m, "threads_for", vectors.threads_for, default_threads_for) for m in list(sys.modules.values())
                 if getattr(m, "threads_for", None) is vectors.threads_for]
-    patched.append((vectors, "_attention_kind", vectors._attention_kind, eager))
+    patched.append((torch_fp32, "_attention_kind", torch_fp32._attention_kind, eager))
     for module, name, _, new in patched:
         setattr(module, name, new)
     try:

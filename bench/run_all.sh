@@ -5,7 +5,8 @@ set -e
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 uptime
-for script in threads throughput latency http_overhead coldstart gpu; do
+for script in threads throughput latency http_overhead coldstart page gpu; do
     echo "== bench/$script.py"
     "$PY" "bench/$script.py" "$@"
 done
+"$PY" bench/table.py > /dev/null && echo "README.md performance table rewritten from bench/results/"

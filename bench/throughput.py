@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {"sentence-transformers": peer, "sentence-transformers 1 thread": peer_one_thread, "ours": ours(lm)}
     models = {"ours": lm}
     if fast is not None:
-        if fast._extras.get("onnx_path") is None:
+        if fast.state.backend.name != "onnx-int8":
             print("note: no ONNX export (is the `onnx` package installed?); int8 runs on PyTorch")
         runs["ours int8"] = ours(fast)
         models["ours int8"] = fast
@@ -118,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{default_threads} threads)", "machine": machine(), "sentences": n,
         "distinct_sentences": len(set(sentences)), "repeats": args.repeats, "rows": rows,
         "max_abs_diff_vs_peer": max_diff, "same_vectors_1e-5": max_diff <= 1e-5,
+        "backend": lm.state.backend.name, "int8_backend": fast.state.backend.name if fast is not None else None,
         "int8_engine": (None if fast is None else
-                        "onnxruntime" if fast._extras.get("onnx_path") else "torch dynamic quantisation"),
+                        "onnxruntime" if fast.state.backend.name == "onnx-int8" else "torch dynamic quantisation"),
         "spearman_drop_int8": (round(scores["ours"] - scores["ours int8"], 5) if "ours int8" in scores else None),
         "cache_cold_runs": stats_cold.describe(), "cache_after_warm_runs": stats_warm.describe(),
     }

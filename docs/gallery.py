@@ -25,6 +25,8 @@ from tests.browsing import Watch, ask, chart_errors, launch  # noqa: E402
 
 #: (file name, what it shows, the command line).
 SHOTS = (
+    ("question", "a question in plain English: the reply says the command it read, one click to edit",
+     "are these two sentences paraphrases? 'A man plays guitar.' and 'Someone is playing an instrument.'"),
     ("compare", "paraphrases: every pooling of two sentences",
      "compare In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
      "in 1995, those numbers matched. --pool all"),
@@ -50,6 +52,8 @@ SHOTS = (
     ("project-3d", "three linked views of a 3-D projection", "project The bank of the river. --dims 3"),
     ("project-vocab", "each token's move from its static row to its contextual vector",
      "project I deposited money at the bank. --basis vocab"),
+    ("project-glove", "the texts' words in GloVe's static space: one point per word, whatever the sentence",
+     "project I sat by the river bank. | I took out a bank loan. --basis glove"),
     ("vocab", "the input-embedding matrix coloured by word length", "vocab"),
     ("benchmark", "STS-B: Spearman per pooling, baselines, worst pairs", "benchmark --sample 300 --pool cls,mean,sbert"),
     ("mask", "fill-mask needs a masked-LM model (none is installable offline: the reply says so)",

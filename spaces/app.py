@@ -7,15 +7,14 @@ them; elsewhere 127.0.0.1:7860) and the MCP switch from GRADIO_MCP_SERVER.
 
 from __future__ import annotations
 
-try:  # ZeroGPU: the `spaces` package must be imported before torch touches CUDA
-    import spaces  # noqa: F401
-except ImportError:  # not on a Space: tools.gpu leaves forward passes as they are
-    pass
-
 import logging
 import os
 import sys
 from pathlib import Path
+
+if os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in ("1", "true", "yes"):
+    # ZeroGPU: `spaces` patches torch before anything touches CUDA; elsewhere it is never imported.
+    import spaces  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -27,4 +26,6 @@ from tools.config import Settings  # noqa: E402
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # `launch` loads the default model before it serves (on ZeroGPU onto `cuda`, at start-up, as ZeroGPU
+    # prescribes; the forked GPU worker inherits it), so the first visitor finds it ready.
     launch(Settings.from_env(), host=None, port=None)

@@ -5,13 +5,13 @@ Usage::
     python spaces/build.py OUT_DIR [--force]
 
 OUT_DIR gets ``app.py``, ``README.md`` (the Spaces front matter), ``requirements.txt``
-and the ``tools/`` and ``assistant/`` packages. Push it with ``git`` (``git init``,
+(the repository's own, so the Space installs exactly the pins the tests ran with, ``datasets``
+included for ``benchmark``) and the ``tools/`` and ``assistant/`` packages. Push it with ``git`` (``git init``,
 ``git remote add origin https://huggingface.co/spaces/OWNER/NAME``, commit, push) or
 ``hf upload OWNER/NAME OUT_DIR --repo-type space``.
 
 Before copying, the bundle is checked: the front matter's ``sdk_version`` must be the
-Gradio the repository pins, and every pin in the Space's requirements must match the
-repository's, so the Space runs what the tests ran.
+Gradio the repository pins.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PACKAGES = ("tools", "assistant")
-FILES = ("app.py", "README.md", "requirements.txt")
+FILES = ("app.py", "README.md")
+#: The bundle's requirements: the repository's file, with this line on top.
+REQUIREMENTS_HEADER = "# Copied from the repository's requirements.txt by spaces/build.py: the pins the tests ran with.\n"
 REQUIRED_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "python_version",
                  "short_description")
 
@@ -70,11 +72,6 @@ def check(source: Path = HERE, root: Path = ROOT) -> None:
     if meta["sdk_version"] != repo.get("gradio"):
         raise BundleError(f"spaces/README.md has sdk_version {meta['sdk_version']}, but requirements.txt pins "
                           f"gradio {repo.get('gradio')}; make them equal.")
-    space = pins((source / "requirements.txt").read_text(encoding="utf-8"))
-    drift = [f"{name} {version} (repository: {repo.get(name, 'not listed')})"
-             for name, version in space.items() if repo.get(name) != version]
-    if drift:
-        raise BundleError("spaces/requirements.txt disagrees with requirements.txt: " + "; ".join(drift) + ".")
     for name in FILES:
         if not (source / name).is_file():
             raise BundleError(f"spaces/{name} is missing.")
@@ -89,7 +86,7 @@ def build(out: Path, force: bool = False, source: Path = HERE, root: Path = ROOT
     if out.exists() and any(out.iterdir()):
         if not force:
             raise BundleError(f"{out} is not empty; choose an empty folder or pass --force to replace it.")
-        for name in (*PACKAGES, *FILES):
+        for name in (*PACKAGES, *FILES, "requirements.txt"):
             target = out / name
             if target.is_dir():
                 shutil.rmtree(target)
@@ -104,6 +101,10 @@ def build(out: Path, force: bool = False, source: Path = HERE, root: Path = ROOT
     for name in FILES:
         shutil.copy2(source / name, out / name)
         written.append(out / name)
+    requirements = out / "requirements.txt"
+    requirements.write_text(REQUIREMENTS_HEADER + (root / "requirements.txt").read_text(encoding="utf-8"),
+                            encoding="utf-8")
+    written.append(requirements)
     return written
 
 

@@ -90,6 +90,9 @@ class Reply:
 
 def ask(page, line: str, timeout: float = 240_000) -> Reply:
     """Type ``line`` in the command box, press Enter, wait until its reply is shown and drawn."""
+    # Enter before the page has finished opening (its open event has run) would be lost, as a
+    # person's would; a person sees the page settle first, so the test waits for that too.
+    page.wait_for_function("() => window.assistant && window.assistant.loaded === true", timeout=timeout)
     before = page.locator(REPLIES).count()
     box = page.locator("#command-box textarea")
     box.fill(line)

@@ -160,6 +160,7 @@ def test_the_project_brush_lists_the_tokens_inside_the_box_and_points_have_toolt
         if shown:
             break
     assert shown, "no tooltip appeared over the scatter"
+    assert "drag a box to list the points" in reply.node.locator(".chart-hint").inner_text()
     # drag a box over the top-left of the scatter: the list shows the points inside it, and only those
     page.mouse.move(box["x"] + 40, box["y"] + 40)
     page.mouse.down()
@@ -205,5 +206,20 @@ def test_bad_input_is_one_sentence_and_the_page_keeps_working(live_app, browser)
     reply = ask(page, "compare a cat | a dog")
     assert reply.ok and reply.charts() == (1, 1)
     assert "Cosine similarity" in reply.inner_text()
+    assert watch.page_errors == [] and watch.console_errors == []
+    page.close()
+
+
+def test_a_question_sent_before_the_page_finished_opening_is_not_marked_unanswered(live_app, browser):
+    # The page-open event (a permalink's command, usually nothing) may finish after the visitor's first
+    # Enter; its empty result must leave that question waiting for its own reply.
+    page, watch = _page(browser, live_app)
+    page.evaluate("() => { window.assistant.ask('compare a | b'); return window.assistant.append(null, true); }")
+    assert page.locator("#conversation .pending").count() == 1
+    assert page.locator("#conversation .reply.error").count() == 0
+    page.evaluate("() => window.assistant.append(null)")  # the command's own event with nothing: a failure
+    assert "did not answer" in page.locator("#conversation .reply.error").inner_text()
+    reply = ask(page, "compare a cat | a dog")  # and the page goes on working
+    assert reply.ok and reply.charts() == (1, 1)
     assert watch.page_errors == [] and watch.console_errors == []
     page.close()

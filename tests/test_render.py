@@ -11,7 +11,7 @@ import pandas as pd
 
 from assistant.dispatch import Reply
 from assistant.render import terminal_text, write_downloads
-from assistant.reply_html import reply_payload
+from assistant.reply_html import chart_hint, reply_payload
 from tools.results import Artifact, Chart, Result, Table
 from tools.text import code, md
 
@@ -66,7 +66,7 @@ def test_error_reply_escapes_prose_but_keeps_code_spans():
 def test_json_shape_is_stable():
     data = Reply("x", result=sample_result()).to_json()
     assert set(data) == {"ok", "command", "model", "elapsed_ms", "text", "warnings", "settings",
-                         "tables", "charts", "error"}
+                         "tables", "charts", "error", "interpreted_as", "suggestions"}
     assert data["tables"][0]["columns"] == ["text", "value"]
     assert isinstance(data["tables"][0]["rows"][1][1], float)
     assert data["charts"][0]["vega_lite"]["mark"]["type"] == "bar"
@@ -89,3 +89,12 @@ def test_downloads_are_csv_json_and_artifacts_in_a_fresh_folder():
     assert len(frame) == 30 and frame["text"][0] == HOSTILE
     assert json.loads(paths[1].read_text())["command"] == "compare"
     assert write_downloads(sample_result())[0] != str(paths[0])  # a new folder each time
+
+
+def test_the_page_says_how_to_use_a_chart_from_what_its_spec_declares(run):
+    project = run("project The cat sat. | A dog ran.").result.charts[0].chart.to_dict()
+    heatmap = run("compare A cat. | A dog.").result.charts[0].chart.to_dict()
+    assert chart_hint(project) == "Hover a point for its details; drag a box to list the points inside it."
+    assert chart_hint(heatmap) == "Hover the chart for exact values."
+    assert chart_hint(alt.Chart(pd.DataFrame({"a": [1]})).mark_point().encode(x="a").to_dict()) == ""
+    assert "drag a box" not in run("project The cat sat. | A dog ran.").result.text  # the tool keeps to facts

@@ -158,7 +158,7 @@ def test_markdown_and_html_escape_user_text(run, hub):
 FAKE_SPACES = """
 calls = []
 
-def GPU(fn):
+def GPU(fn, duration=None):
     def on_gpu(*args, **kwargs):
         calls.append(fn.__name__)
         return fn(*args, **kwargs)
@@ -171,7 +171,7 @@ from tools import vectors
 from tools.hub import ModelHub
 from tools.config import Settings
 vectors.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
-print(vectors._forward.__name__, spaces.calls)
+print(vectors.forward_batch.__name__, spaces.calls)
 """
 
 
@@ -183,12 +183,13 @@ def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_i
 
     assert gpu.zero_gpu() is None  # the repository's own spaces/ folder is not Hugging Face's `spaces`
     assert gpu.gpu(forward) is forward
-    assert vectors._forward.__name__ == "_forward"
+    assert vectors.forward_batch.__name__ == "forward_batch"
     (tmp_path / "spaces.py").write_text(FAKE_SPACES)  # stands in for the package a ZeroGPU Space has
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         env={**_offline_env(), "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+                         env={**_offline_env(), "SPACES_ZERO_GPU": "true",
+                              "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split()[-2:] == ["on_gpu", "['_forward']"]  # one batch, one wrapped forward pass
+    assert out.stdout.split()[-2:] == ["on_gpu", "['forward_batch']"]  # one batch, one wrapped forward pass
 
 
 # --- the Space bundle, --share and --mcp as real processes ----------------------------------
@@ -256,24 +257,50 @@ def test_space_bundle_front_matter_and_pins_match_the_repository():
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta["python_version"] == "3.11"
     assert meta["sdk_version"] == gradio.__version__
     assert len(meta["short_description"]) <= 60 and meta["emoji"] and meta["colorFrom"] and meta["title"]
-    space_build.check()  # every pin of the Space equals the repository's
-    assert "torch" in space_build.pins((ROOT / "spaces" / "requirements.txt").read_text())
+    space_build.check()  # sdk_version equals the repository's gradio pin
+
+
+def _space_venv(path, requirements):
+    """A fresh venv that installs ``requirements`` with no network: pip resolves every pin against the project
+    venv's packages (seen through a .pth file) and must find each one already satisfied; returns its python."""
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    python = path / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "project_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--dry-run",
+                           "--disable-pip-version-check", "-r", str(requirements)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Would install" not in done.stdout, done.stdout[-2000:]  # nothing missing, nothing at another version
+    return python
 
 
 def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client(tmp_path):
     from gradio_client import Client
 
+    sys.path.insert(0, str(ROOT / "spaces"))
+    try:
+        import build as space_build
+    finally:
+        sys.path.remove(str(ROOT / "spaces"))
     out = tmp_path / "space"
     built = subprocess.run([sys.executable, "spaces/build.py", str(out)], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
     assert built.returncode == 0, built.stderr
     assert {p.name for p in out.iterdir()} == {"app.py", "README.md", "requirements.txt", "tools", "assistant"}
     assert not list(out.rglob("__pycache__"))
+    bundle_pins = space_build.pins((out / "requirements.txt").read_text())
+    assert bundle_pins == space_build.pins((ROOT / "requirements.txt").read_text())  # the project's pins, all
+    assert {"torch", "gradio", "datasets"} <= set(bundle_pins)
+    python = _space_venv(tmp_path / "venv", out / "requirements.txt")
     again = subprocess.run([sys.executable, "spaces/build.py", str(out)], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
     assert again.returncode == 2 and "is not empty" in again.stderr
     port = free_port()
-    server = Server([sys.executable, "app.py"], out, _offline_env(GRADIO_SERVER_PORT=str(port)), port)
+    server = Server([str(python), "app.py"], out, _offline_env(GRADIO_SERVER_PORT=str(port)), port)
     try:
         server.wait(server.answers, "page")
         client = Client(server.url, verbose=False)

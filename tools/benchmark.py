@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from tools import cancel, charts, stsdata
+from tools.access import WEB, DataAccess
 from tools.baselines import GLOVE_NAME, glove_average, input_embedding_average
 from tools.config import Settings
 from tools.errors import UserError
@@ -189,8 +190,9 @@ def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: l
 
 
 def _pairs(data: str, sample: int | None, seed: int, settings: Settings,
-           uploads: Sequence[Path | str], warnings: list[str]) -> tuple[stsdata.Pairs, int]:
-    pairs = stsdata.load(data, settings, uploads)
+           uploads: Sequence[Path | str], access: DataAccess,
+           warnings: list[str]) -> tuple[stsdata.Pairs, int]:
+    pairs = stsdata.load(data, settings, uploads, access)
     total = len(pairs.frame)
     if sample is not None:
         if sample > settings.max_pairs:
@@ -223,6 +225,7 @@ def benchmark(
     settings: Settings | None = None,
     progress: Progress | None = None,
     uploads: Sequence[Path | str] = (),
+    access: DataAccess = WEB,
 ) -> Result:
     """Evaluate sentence similarity on scored pairs (STS-B or a file) for one or more models.
 
@@ -239,6 +242,8 @@ def benchmark(
         settings: data folders and limits (default: from the environment).
         progress: called with (fraction done, message) while it runs.
         uploads: files this conversation uploaded (by full path or file name), allowed besides the data folders.
+        access: which files ``data`` may name: the data folders and ``uploads`` (the default, as on the
+            page), or :meth:`tools.access.DataAccess.local` for the user's own files (the command line).
 
     Returns:
         Scores per model x pooling and baselines, edge cases, per-model timing, a
@@ -255,7 +260,7 @@ def benchmark(
     if len(lms) > MAX_MODELS:
         raise UserError(f"--models names {len(lms)} models; compare at most {MAX_MODELS} at a time.")
     report(0.0, "reading the data")
-    pairs, total = _pairs(data, sample, seed, settings, uploads, warnings)
+    pairs, total = _pairs(data, sample, seed, settings, uploads, access, warnings)
     frame = pairs.frame
     gold = frame["score"].to_numpy(float)
     if not ((gold >= threshold).any() and (gold < threshold).any()):

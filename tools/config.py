@@ -55,6 +55,8 @@ class Settings:
     closed_grace_s: float = _setting(60.0, "seconds a conversation is kept after its page closes (a dropped "
                                            "connection that comes back within it loses nothing)", 0)
     max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
+    onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
+                                  "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
                                  "(CPU only; scores move slightly)")
 

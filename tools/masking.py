@@ -13,17 +13,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import torch
 
 from tools import charts
 from tools.errors import UserError
+from tools.encoding.threads import threads_for
 from tools.gpu import gpu
-from tools.hub import LoadedModel, ModelHub, default_hub, resolve
+from tools.models.hub import LoadedModel, ModelHub, default_hub, model_by_key
+from tools.models.mlm_head import MaskedLMHead, masked_lm_head
+from tools.models.names import resolve
 from tools.results import Chart, Result, Table
 from tools.text import code, md
 from tools.timing import timed
-from tools.vectors import threads_for
 
 #: The most masks one command fills (each extra mask costs one forward pass in the joint filling).
 MAX_MASKS = 10
@@ -34,62 +37,6 @@ ATTENTION_ROWS = 5
 #: Mask spellings a person may type, whatever the model's own mask token is.
 TYPED_MASKS = ("[MASK]", "<mask>")
 _WORD_START = ("Ġ", "▁")  # byte-level BPE and SentencePiece mark a token that starts a word
-
-
-# --- the masked-LM head, loaded lazily once per LoadedModel --------------------------------
-
-@dataclass(frozen=True)
-class MaskedLMHead:
-    """A model's masked-LM network, or why it may not be used.
-
-    Attributes:
-        network: the ``AutoModelForMaskedLM`` module, or None when refused.
-        missing: checkpoint weights transformers reported missing (initialised at random).
-        problem: why there is no usable head ("" when there is one).
-    """
-
-    network: torch.nn.Module | None
-    missing: tuple[str, ...] = ()
-    problem: str = ""
-
-    @property
-    def usable(self) -> bool:
-        return self.network is not None
-
-
-def _is_head_key(key: str, base_prefix: str) -> bool:
-    return ("cls.predictions" in key or "lm_head" in key or "predictions." in key
-            or not key.startswith(f"{base_prefix}."))
-
-
-def _build_head(lm: LoadedModel) -> MaskedLMHead:
-    """Load ``AutoModelForMaskedLM`` from the folder the hub loaded ``lm`` from; refuse random heads."""
-    from transformers import AutoModelForMaskedLM
-
-    # The hub loads hub models from their cached folder and records it in the config.
-    location = lm.source.location if lm.source.kind != "hub" else (lm.config.name_or_path or lm.source.location)
-    try:
-        network, info = AutoModelForMaskedLM.from_pretrained(
-            location, attn_implementation="eager", trust_remote_code=False, output_loading_info=True
-        )
-    except (ValueError, KeyError, OSError) as exc:  # an architecture with no masked-LM class
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-        return MaskedLMHead(None, (), f"transformers has no masked-LM head for it ({first})")
-    prefix = getattr(network, "base_model_prefix", "") or "bert"
-    missing = tuple(sorted(info.get("missing_keys", ()) or ()))
-    head_missing = [k for k in missing if _is_head_key(k, prefix)]
-    if missing:
-        keys = head_missing or list(missing)
-        what = "masked-LM head weight" if head_missing else "weight"
-        return MaskedLMHead(None, missing, f"transformers reports {len(keys)} {what}{'s' if len(keys) > 1 else ''} "
-                                           f"missing, such as {keys[0]}, which would be random")
-    network.eval().to(lm.device)
-    return MaskedLMHead(network, ())
-
-
-def masked_lm_head(lm: LoadedModel) -> MaskedLMHead:
-    """The model's masked-LM head, loaded on first use and kept with the model."""
-    return lm.extra("mlm", _build_head)
 
 
 # --- choosing the model that predicts ------------------------------------------------------
@@ -208,15 +155,32 @@ def prepare(lm: LoadedModel, text: str) -> Prepared:
 
 # --- forward -------------------------------------------------------------------------------
 
-@gpu  # ZeroGPU on a Space; a no-op elsewhere
-def forward(lm: LoadedModel, head: MaskedLMHead, ids: torch.Tensor, attentions: bool = False):
-    """One pass of the masked-LM network: probabilities (T, V) and, if asked, attentions (L, H, T, T)."""
-    batch = {"input_ids": ids.unsqueeze(0).to(lm.device),
+def forward(lm: LoadedModel, ids: torch.Tensor, positions: Sequence[int], attentions: bool = False):
+    """One pass of ``lm``'s masked-LM network (its head must be usable) across the GPU boundary.
+
+    Returns:
+        Probabilities (len(positions), V) at the mask positions, in their order, and,
+        if asked, attentions (L, H, T, T); CPU tensors.
+    """
+    probs, attn = _forward_on_gpu(lm.key, ids.numpy().astype(np.int64), tuple(int(p) for p in positions),
+                                  attentions)
+    return torch.from_numpy(probs), torch.from_numpy(attn) if attn is not None else None
+
+
+def _seconds_for(key: str, ids: np.ndarray, positions: tuple[int, ...], attentions: bool = False) -> int:
+    return 10 + len(ids) // 500  # one input of at most 512 tokens
+
+
+@gpu(duration=_seconds_for)  # small picklable arguments: the model's key, token ids, positions, a flag
+def _forward_on_gpu(key: str, ids: np.ndarray, positions: tuple[int, ...], attentions: bool):
+    lm = model_by_key(key)
+    head = masked_lm_head(lm)
+    batch = {"input_ids": torch.from_numpy(ids).unsqueeze(0).to(lm.device),
              "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=lm.device)}
-    with lm.lock, threads_for(len(ids)), torch.inference_mode():
+    with threads_for(len(ids)), torch.inference_mode():
         out = head.network(**batch, output_attentions=attentions)
-    probs = out.logits[0].float().softmax(dim=-1).cpu()
-    attn = torch.stack(out.attentions, dim=1)[0].float().cpu() if attentions else None
+        probs = out.logits[0, list(positions)].float().softmax(dim=-1).cpu().numpy()
+        attn = torch.stack(out.attentions, dim=1)[0].float().cpu().numpy() if attentions else None
     return probs, attn
 
 
@@ -317,13 +281,13 @@ def mask(
     elif prep.full_tokens > lm.max_tokens:
         warnings.append(f"The text is {prep.full_tokens} tokens long; {lm.name} read only the first "
                         f"{lm.max_tokens}, which hold every mask.")
-    probs, attn = forward(lm, head, prep.input_ids, attentions=True)
+    probs, attn = forward(lm, prep.input_ids, prep.positions, attentions=True)
     special = _special_mask(tok, probs.shape[-1])
     marked = _uses_word_start_marks(tok)
     n = len(prep.positions)
     tables, chart_rows = [], []
     for m, pos in enumerate(prep.positions):
-        ids, values = _candidates(probs[pos], special, top)
+        ids, values = _candidates(probs[m], special, top)
         rows = []
         for rank, (tid, p) in enumerate(zip(ids, values), start=1):
             shown, word, piece = _fill(tok, tid, marked)
@@ -369,8 +333,8 @@ def _greedy(lm, head, prep: Prepared, first_probs, special, marked):
     rows, fills, joint = [], {}, 1.0
     for m, pos in enumerate(prep.positions):
         if m > 0:
-            probs, _ = forward(lm, head, ids)
-        (tid,), (p,) = _candidates(probs[pos], special, 1)
+            probs, _ = forward(lm, ids, prep.positions)
+        (tid,), (p,) = _candidates(probs[m], special, 1)
         ids[pos] = tid
         shown, word, piece = _fill(tok, tid, marked)
         fills[m] = (word, piece)

@@ -51,7 +51,10 @@ class InputEmbeddings:
 
 def input_embeddings(lm: LoadedModel) -> InputEmbeddings:
     """The model's input-embedding matrix prepared once per model (shared read-only)."""
-    return lm.extra("neighbors.input_embeddings", _build_input_embeddings)
+    with lm.lock:
+        if lm.state.input_embeddings is None:
+            lm.state.input_embeddings = _build_input_embeddings(lm)
+        return lm.state.input_embeddings
 
 
 def _build_input_embeddings(lm: LoadedModel) -> InputEmbeddings:

@@ -1,9 +1,12 @@
 """Sentence-pair data for the STS benchmark: safe loading from the data folders, and sampling.
 
 Every loader returns a :class:`Pairs` whose frame has the columns ``sentence1``,
-``sentence2``, ``score`` (float) and ``genre`` (str). Files are only read from
-inside the configured data folders (``ASSISTANT_DATA_DIR``), or exactly the files
-the caller allows (this conversation's uploads), never from anywhere else on the server.
+``sentence2``, ``score`` (float) and ``genre`` (str). On the web faces files are only
+read from inside the configured data folders (``ASSISTANT_DATA_DIR``), or exactly the
+files the caller allows (this conversation's uploads), never from anywhere else on the
+server; on the command line the user's own paths are read too (:mod:`tools.access`).
+The named STS-B splits come from a data folder, else from the ``datasets`` library
+(``sentence-transformers/stsb``) where the hub is reachable.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -20,9 +24,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.errors import UserError
 from tools.text import code
+
+log = logging.getLogger(__name__)
 
 COLUMNS = ["sentence1", "sentence2", "score", "genre"]
 #: The tabular layouts need these columns; ``genre`` is optional.
@@ -30,8 +37,8 @@ REQUIRED = ("sentence1", "sentence2", "score")
 #: Gold-score bins for stratified sampling: [0,1), [1,2), [2,3), [3,4), [4,5].
 BIN_EDGES = (0.0, 1.0, 2.0, 3.0, 4.0)
 HOW_TO_PASS = (
-    "pass a file with `--data PATH` (STS-B's own .tsv, or a .csv / .jsonl with sentence1, sentence2 and score) "
-    "inside a data folder (ASSISTANT_DATA_DIR)"
+    "pass a file with `--data FILE` (STS-B's own .tsv, or a .csv / .jsonl with sentence1, sentence2 and score): "
+    "upload it on the page, give its path on the command line, or put it in a data folder (ASSISTANT_DATA_DIR)"
 )
 
 
@@ -279,37 +286,107 @@ def load_split(split: Split, settings: Settings) -> Pairs:
             pairs = read_file(path, settings)
             return Pairs(pairs.frame, split.value)
     try:
-        return _from_datasets(split)
+        import datasets  # a Space has it; looked for first so that the reply can say it is missing
     except ImportError:
         reason = "the `datasets` library is not installed"
-    except Exception:  # offline, or the dataset moved
-        reason = "the Hugging Face hub could not be reached"
+    else:
+        del datasets  # from_datasets imports it where it is used
+        if hub_offline():
+            reason = "the Hugging Face hub is switched off (HF_HUB_OFFLINE)"
+        elif not hub_reachable():  # `datasets` itself would retry for about 20 s before giving up
+            reason = "the Hugging Face hub cannot be reached from here"
+        else:
+            try:
+                return from_datasets(split)
+            except Exception:  # the hub went away meanwhile, or the dataset moved
+                log.info("loading %s from %s failed", split.value, HF_DATASET, exc_info=True)
+                reason = f"{HF_DATASET} could not be loaded from the Hugging Face hub"
     raise UserError(
-        f"No {split.filename} in the data folders (ASSISTANT_DATA_DIR) and {reason}; put STS-B's "
-        f"{split.filename} in a data folder, or {HOW_TO_PASS}."
+        f"No {split.filename} in the data folders and {reason}, so there is no {split.value} here; "
+        f"{HOW_TO_PASS}."
     )
 
 
-def _from_datasets(split: Split) -> Pairs:  # pragma: no cover - needs network
-    import datasets  # only where the hub is reachable
+#: The STS-B copy on the Hugging Face hub (scores scaled to 0-1; splits train / validation / test).
+HF_DATASET = "sentence-transformers/stsb"
+#: Seconds to wait for the hub's address and a connection before saying it cannot be reached.
+PROBE_TIMEOUT_S = 3.0
 
-    ds = datasets.load_dataset("sentence-transformers/stsb", split=split.hf_split)
+
+def hub_offline() -> bool:
+    """True when the user switched the hub off (``HF_HUB_OFFLINE=1``), as huggingface_hub reads it."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def hub_reachable(timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether a TCP connection to the hub's endpoint opens within ``timeout`` seconds.
+
+    ``datasets`` retries a failed request for about 20 s; this probe answers "no" at once
+    where there is no network (the name does not resolve) and within ``timeout`` where
+    packets are dropped. The name lookup runs in a worker thread, since it has no timeout.
+    """
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    url = urlsplit(constants.ENDPOINT)
+    host, port = url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+
+    def connect() -> bool:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hub-probe")
+    try:
+        return pool.submit(connect).result(timeout=timeout)
+    except (OSError, FutureTimeout):
+        return False
+    finally:
+        pool.shutdown(wait=False)
+
+
+def from_datasets(split: Split, data_files: str | Path | None = None) -> Pairs:
+    """STS-B's ``split`` through the ``datasets`` library: the hub's copy, or a local file of the same shape.
+
+    Args:
+        split: the split to load.
+        data_files: a local ``.parquet`` / ``.csv`` / ``.jsonl`` with the hub copy's columns
+            (``sentence1``, ``sentence2``, ``score`` in 0-1), loaded with ``load_dataset``'s
+            ``data_files=`` (no network); None loads :data:`HF_DATASET` from the hub.
+    """
+    import datasets
+
+    if data_files is None:
+        ds = datasets.load_dataset(HF_DATASET, split=split.hf_split)
+        source = f"{split.value} (Hugging Face {HF_DATASET})"
+    else:
+        path = Path(data_files)
+        builder = {".parquet": "parquet", ".csv": "csv", ".jsonl": "json", ".json": "json"}[path.suffix.lower()]
+        ds = datasets.load_dataset(builder, data_files={split.hf_split: str(path)}, split=split.hf_split)
+        source = f"{split.value} ({path.name})"
     frame = ds.to_pandas()
     return Pairs(pd.DataFrame({
         "sentence1": frame["sentence1"].astype(str),
         "sentence2": frame["sentence2"].astype(str),
-        "score": frame["score"].astype(float) * 5.0,  # that copy is scaled to 0-1
+        "score": frame["score"].astype(float) * 5.0,  # that copy is scaled to 0-1; STS-B's gold runs 0-5
         "genre": "unknown",
-    }), f"{split.value} (Hugging Face sentence-transformers/stsb)")
+    }), source)
 
 
-def load(data: str, settings: Settings, uploads: Sequence[Path | str] = ()) -> Pairs:
+def load(data: str, settings: Settings, uploads: Sequence[Path | str] = (), access: DataAccess = WEB) -> Pairs:
     """Pairs named by ``--data``: ``stsb-dev`` / ``stsb-test`` / ``stsb-train``, or a file.
 
     Args:
-        data: a split name or a path (relative to a data folder, or absolute inside one).
+        data: a split name or a path (relative to a data folder, or absolute inside one; on the
+            command line also any path of the user's, relative to the folder the command started in).
         settings: supplies the data folders and the size limits.
         uploads: files this conversation uploaded; each may be named by its full path or its file name.
+        access: which files this face may read (:data:`tools.access.WEB` unless the caller says otherwise).
     """
     name = (data or "").strip()
     if not name:
@@ -320,7 +397,18 @@ def load(data: str, settings: Settings, uploads: Sequence[Path | str] = ()) -> P
         split = None
     if split is not None:
         return load_split(split, settings)
-    return read_file(resolve_path(name, settings.data_dir_paths, uploads), settings)
+    own = access.local_file(name)
+    if own is not None:
+        return read_file(own, settings)
+    if access.local_files and not settings.data_dir_paths:
+        raise access.missing(name)
+    try:
+        path = resolve_path(name, settings.data_dir_paths, uploads)
+    except UserError:
+        if access.local_files:
+            raise access.missing(name) from None
+        raise
+    return read_file(path, settings)
 
 
 # --- sampling ------------------------------------------------------------------------------------

@@ -85,10 +85,14 @@
   }
 
   // Called after the command event: append the new reply, draw its charts, scroll to it.
-  A.append = async (payload) => {
+  // `onLoad`: the page-open event (a permalink's command, or nothing); having nothing to show is not
+  // a failure there, and must not mark a question the visitor already sent as unanswered.
+  A.append = async (payload, onLoad = false) => {
     // The value arrives as the page framework's reactive proxy: take a plain copy first.
     payload = payload ? JSON.parse(JSON.stringify(payload)) : payload;
+    if (onLoad) A.loaded = true;  // the page-open event has run: every event listener is in place
     if (!payload || !payload.id || A.seen.has(payload.id)) {
+      if (onLoad) return [];
       // The event failed before a new reply arrived: say so where the question waits.
       const pending = log() && log().querySelector(".pending:last-child");
       if (pending) {

@@ -166,8 +166,7 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_lim
     text = (f"{len(texts)} text{'s' if len(texts) > 1 else ''}, {n_tokens} tokens from the "
             f"{layer_note(lm, layer)} of **{lm.name}**, projected to {dims}-D with {method.value}, fitted on "
             f"{fitted_on}. Each text has its own colour; special tokens are squares and each text's "
-            f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)} "
-            "Hover a point for its token, text and position; drag a box to list the tokens inside it.")
+            f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)}")
     text += "".join(f" {n}" for n in fitted.notes)
     warnings = truncation_warnings(lm, encs)
     if sampled:

@@ -1,0 +1,144 @@
+"""Questions in plain English -> the command line that answers them, offline, on the conversation's model.
+
+- ``router``: which row a question asks for (its phrasings embedded by the model; semantic search).
+- ``slots``: the texts a question carries (quotes of every style, a colon, "and" / "vs", blanks).
+- ``spoken``: options said in words, mapped onto the row's own options.
+- ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
+
+:func:`understand` is the one entry point: it returns the line to run, or a sentence and the
+likeliest command lines when the question is not clear enough to act on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from assistant.parsing import parse
+from assistant.sharing import META, merged_line, previous_line
+from assistant.spec import CommandSpec, Invocation, Session
+from assistant.understanding import fill, router, slots, spoken
+from tools.config import Settings
+from tools.errors import UserError
+from tools.hub import ModelHub
+from tools.text import code
+
+#: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
+_FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
+                        r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
+#: Words that point back at the previous reply's texts: new quoted texts are added to them.
+_REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: Longer lines are not read as questions (typed commands take long texts).
+MAX_QUESTION_CHARS = 2000
+#: How many command lines a reply offers when it does not guess.
+SUGGESTIONS = 3
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """What a question was read as: ``line`` to run, or ``message`` and ``suggestions`` (command lines)."""
+
+    line: str | None = None
+    message: str = ""
+    suggestions: tuple[str, ...] = ()
+    follow_up: bool = False
+
+
+def is_question(line: str, table: Mapping[str, CommandSpec]) -> bool:
+    """A line whose first word is a word but not a command (nor a near-miss of one, which the parser
+    answers with "did you mean")."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    first = stripped.split()[0]
+    if first.lower() in table or not re.match(r"[A-Za-z'\"“‘`]", first):
+        return False
+    return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
+
+
+def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, CommandSpec],
+               settings: Settings) -> Understanding:
+    """The command line ``question`` asks for, read on the conversation's model."""
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
+                        f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
+                        "there), for example `compare A cat sat. | A kitten sat.`.")
+    rows = [s for s in dict.fromkeys(table.values()) if s.phrasings and s.name not in ("again",)]
+    if not question.strip():
+        return Understanding(message="Type a question or a command; for example:",
+                             suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
+    follow = follow_up(question, session, table, settings)
+    if follow is not None:
+        return follow
+    lm = router.routing_model(hub, session.model or settings.model)
+    routing = router.route(lm, question, rows)
+    if not routing.confident:
+        offered = _suggest(question, routing, table)
+        near = routing.best.score >= router.MIN_SCORE
+        said = (f"{code(question, 60)} could mean {' or '.join(code(r.spec.name, 20) for r in routing.ranked[:2])}"
+                if near else f"I could not match {code(question, 60)} to anything the assistant does (it answers "
+                "questions about the embeddings of texts you give it)")
+        return Understanding(message=f"{said}; pick one of these command lines, or write the texts in quotes.",
+                             suggestions=offered)
+    try:
+        return Understanding(line=fill.line_for(routing.best.spec, question, table))
+    except fill.MissingTexts as exc:
+        return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
+
+
+def _suggest(question: str, routing: router.Routing, table: Mapping[str, CommandSpec]) -> tuple[str, ...]:
+    """The likeliest rows' lines, filled with the question's texts where they fit, else their examples."""
+    lines = []
+    for ranked in routing.ranked[:SUGGESTIONS]:
+        try:
+            lines.append(fill.line_for(ranked.spec, question, table))
+        except UserError:
+            lines.append(ranked.spec.examples[0])
+    return tuple(dict.fromkeys(lines))
+
+
+def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
+              settings: Settings) -> Understanding | None:
+    """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
+
+    A question is a follow-up when it starts like one (or says only options) and names
+    an option of the previous command or new quoted texts for it.
+    """
+    try:
+        previous = previous_line(session.history, table)
+    except UserError:
+        return None
+    spec = table.get(previous.split(None, 1)[0].lower())
+    if spec is None or spec.name in META:
+        return None
+    read = slots.read(question)
+    said = spoken.read(read.rest, spec)
+    leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
+    adding = read.quoted and bool(_REFERS.search(read.rest))  # "compare that with 'a bird'"
+    if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding:
+        return None
+    texts: list[str] = []
+    if adding:
+        texts = parse(previous, table, settings).texts + list(read.texts)
+    elif read.quoted:
+        texts = _new_texts(spec, previous, read, table, settings)
+    if not said.options and not texts:
+        return None
+    options = {spec.option(name).dest: value for name, value in said.options.items()}
+    try:
+        line = merged_line(previous, Invocation("again", texts, options), table, settings)
+    except UserError as exc:
+        return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
+                             suggestions=(previous,), follow_up=True)
+    return Understanding(line=line, follow_up=True)
+
+
+def _new_texts(spec: CommandSpec, previous: str, read: slots.Slots, table: Mapping[str, CommandSpec],
+               settings: Settings) -> list[str]:
+    """New texts for the previous command: a new word replaces only the word ("try the word 'river'")."""
+    before = parse(previous, table, settings).texts
+    if spec.name in fill.WORD_FIRST | {"neighbors"} and read.word is not None and len(read.texts) == 1:
+        return [read.word, *before[1:]]
+    return list(read.texts)

@@ -1,0 +1,154 @@
+"""Which command a question asks for, decided by the conversation's own embedding model.
+
+Each row's phrasings are embedded once per model (kept on the model, like its other
+per-model state) and a question goes to the row whose best phrasing is most similar,
+found with sentence-transformers' ``util`` (unit vectors, ``dot_score``: the cosine). The router does not guess
+when the best score is low or the runner-up is close: the caller then offers choices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from sentence_transformers import util
+
+from assistant.spec import CommandSpec
+import assistant.understanding.spoken as spoken
+from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
+from tools.hub import LoadedModel, ModelHub, split_fast
+from tools.vectors import Pooling, sentence_vectors, threads_for
+
+#: Below this cosine the best phrasing is too far from the question to act on it.
+MIN_SCORE = 0.3
+#: The best row must beat the runner-up by this much, or the router offers both.
+MIN_MARGIN = 0.015
+#: What the shape of a question's texts adds to a row's score: a blank (``[MASK]``, ``___``) asks for
+#: `mask`; a quoted word then sentences that contain it asks for `word` (or `static`); texts a row
+#: cannot take count against it.
+FIT_BONUS = {"mask": 0.15, "word": 0.06, "static": 0.03}
+FIT_PENALTY = 0.08
+#: The model that routes when the conversation's model has no sentence-transformers pooling.
+FALLBACK_MODEL = "minilm"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One row's score for a question: the cosine of its most similar phrasing."""
+
+    spec: CommandSpec
+    score: float
+    phrasing: str
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The rows ranked for one question, best first, and whether the best one is clear."""
+
+    ranked: list[Ranked]
+    model: str
+
+    @property
+    def best(self) -> Ranked:
+        return self.ranked[0]
+
+    @property
+    def margin(self) -> float:
+        return self.ranked[0].score - self.ranked[1].score if len(self.ranked) > 1 else 1.0
+
+    @property
+    def confident(self) -> bool:
+        return self.best.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+
+
+@dataclass(frozen=True)
+class _Index:
+    """The phrasings of a table, embedded by one model: (rows, the row of each phrasing, vectors)."""
+
+    specs: tuple[CommandSpec, ...]
+    owner: tuple[int, ...]
+    phrasings: tuple[str, ...]
+    vectors: torch.Tensor
+
+
+def routing_model(hub: ModelHub, name: str) -> LoadedModel:
+    """The conversation's model when it has sentence pooling, else the embedded default (same speed path)."""
+    lm = hub.get(name)
+    if lm.sentence_config() is not None:
+        return lm
+    _, fast = split_fast(name)
+    return hub.get(FALLBACK_MODEL + (":int8" if fast else ""))
+
+
+def frame(question: str) -> str:
+    """What the router compares: the question with its quoted texts replaced by ``"X"``."""
+    out, pos = [], 0
+    for start, end, _ in quoted_spans(question):
+        out += [question[pos:start], PLACEHOLDER]
+        pos = end
+    out.append(question[pos:])
+    return "".join(out).strip()
+
+
+def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
+    """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length."""
+    vectors, _ = sentence_vectors(lm, list(texts), Pooling.SBERT)
+    with threads_for(0):
+        return util.normalize_embeddings(vectors.float())
+
+
+def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
+    key = "routing:" + ",".join(f"{s.name}/{len(s.phrasings)}" for s in specs)
+
+    def build(model: LoadedModel) -> _Index:
+        owner = tuple(i for i, s in enumerate(specs) for _ in s.phrasings)
+        phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
+        return _Index(tuple(specs), owner, phrasings, embed(model, phrasings))
+
+    found = lm.state.routing.get(key)
+    return found if found is not None else lm.state.routing.setdefault(key, build(lm))
+
+
+def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:
+    """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm``."""
+    index = _index(lm, [s for s in specs if s.phrasings])
+    framed = frame(question)
+    plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
+    queries = list(dict.fromkeys([framed, plain] if plain else [framed]))
+    queries_vectors = embed(lm, queries)
+    with threads_for(0):  # a (2 x 131) product: one thread (two wait on each other on a busy machine)
+        scores = util.dot_score(queries_vectors, index.vectors).max(dim=0).values  # unit vectors: the cosine
+    best: dict[int, Ranked] = {}
+    for i, score in enumerate(scores.tolist()):
+        row = index.owner[i]
+        if row not in best or score > best[row].score:
+            best[row] = Ranked(index.specs[row], score, index.phrasings[i])
+    slots = read(question)
+    ranked = sorted((Ranked(r.spec, r.score + fit(r.spec, slots), r.phrasing) for r in best.values()),
+                    key=lambda r: -r.score)
+    return Routing(ranked, lm.name)
+
+
+def _all_options(specs: Sequence[CommandSpec]) -> CommandSpec:
+    """One row holding every row's options (the first of each name), to cut options out of a question."""
+    options = {o.name: o for s in specs for o in s.options}
+    return dataclasses.replace(specs[0], options=tuple(options.values()), usage=" ".join(s.usage for s in specs))
+
+
+def fit(spec: CommandSpec, slots: Slots) -> float:
+    """How the question's texts suit the row (see :data:`FIT_BONUS`): a small bonus or penalty."""
+    if slots.has_mask:
+        return FIT_BONUS["mask"] if spec.name == "mask" else 0.0
+    word, sentences = slots.word, slots.sentences
+    if (slots.quoted and word is not None and len(sentences) >= 2
+            and all(word.lower() in s.lower() for s in sentences)):
+        return FIT_BONUS.get(spec.name, 0.0)
+    if not slots.quoted:
+        return 0.0
+    least, most = spec.texts
+    n = len(slots.texts)
+    if (most == 0 and spec.name not in ("model", "help")) or n < least or (most is not None and n > most):
+        return -FIT_PENALTY
+    return 0.0

@@ -1,0 +1,184 @@
+"""The texts of a question: quoted ones, the part after a colon, or pieces joined by "and" / "vs".
+
+A question is split into what it *says* (the frame, which the router compares with the
+phrasings, with every quoted text replaced by ``"X"``) and what it *carries* (the texts).
+Quotes of every style count: ``'…'``, ``"…"``, ``“…”``, ``‘…’``, ``«…»`` and backticks; an
+apostrophe inside a word (``what's``) is not a quote. Blanks (``___``, a lone ``_``,
+``<mask>``) become ``[MASK]``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: A quoted text: the opening mark not glued to a word before it, the closing one not to a word after.
+_QUOTED = re.compile(
+    r"(?<!\w)(?:\"(?P<d>[^\"]+?)\"|“(?P<c>[^”]+?)”|«(?P<g>[^»]+?)»|`(?P<b>[^`]+?)`"
+    r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w))"
+)
+#: What the router sees in place of a quoted text.
+PLACEHOLDER = '"X"'
+_BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
+_SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
+_SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
+_TRAILING = re.compile(r"[\s?!.,:;]+$")
+_TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?([A-Za-z][\w'-]*)", re.I)
+_WORD = re.compile(r"[\w'-]+")
+_ARTICLES = frozenset({"a", "an", "the"})
+#: Words that ask rather than carry: stripped from the ends of an unquoted question before its texts
+#: are read. Phrasing words are added by :func:`frame_words`.
+ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
+what what's whats which how is are was were do does did the of in for on about between this these that those
+sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
+them it they something stuff""".split())
+
+
+@dataclass(frozen=True)
+class Slots:
+    """What a question carries.
+
+    Attributes:
+        question: as typed (outer spaces trimmed).
+        texts: the quoted texts in order; without quotes, the pieces read from the unquoted part.
+        quoted: whether the texts came from quotes.
+        frame: the question with each quoted text replaced by ``"X"`` (what the router compares).
+        rest: the question outside its quotes (where options said in words are read).
+        word: the target word (a quoted single word, or the word after "the word").
+        payload: without quotes, the unquoted text before it was split at "and" / "vs" / commas.
+    """
+
+    question: str
+    texts: list[str] = field(default_factory=list)
+    quoted: bool = False
+    frame: str = ""
+    rest: str = ""
+    word: str | None = None
+    payload: str = ""
+
+    @property
+    def sentences(self) -> list[str]:
+        """The texts other than the target word."""
+        if self.word is not None and self.texts and self.texts[0] == self.word:
+            return self.texts[1:]
+        return list(self.texts)
+
+    @property
+    def has_mask(self) -> bool:
+        return any("[MASK]" in t for t in self.texts)
+
+
+def blanks_to_mask(text: str) -> str:
+    """``___``, a lone ``_``, ``<mask>`` and ``[mask]`` -> ``[MASK]``."""
+    return _BLANK.sub("[MASK]", text)
+
+
+def quoted_spans(question: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of every quoted text, in order."""
+    return [(m.start(), m.end(), next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(question)]
+
+
+def read(question: str, unquoted: str | None = None, asking: frozenset[str] = ASKING) -> Slots:
+    """The texts of ``question``.
+
+    Args:
+        question: the line as typed.
+        unquoted: the part outside quotes with the options said in words already cut out
+            (``spoken.read`` does that); default: the part outside quotes.
+        asking: words that ask rather than carry (stripped from the ends of unquoted texts).
+    """
+    question = question.strip()
+    spans = quoted_spans(question)
+    frame, rest, pos = [], [], 0
+    for start, end, _ in spans:
+        frame += [question[pos:start], PLACEHOLDER]
+        rest += [question[pos:start], " "]
+        pos = end
+    frame.append(question[pos:])
+    rest.append(question[pos:])
+    rest_text = re.sub(r"\s+", " ", "".join(rest)).strip()
+    texts = [blanks_to_mask(t.strip()) for _, _, t in spans if t.strip()]
+    quoted = bool(texts)
+    payload = ""
+    if not quoted:
+        payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
+        texts = split_payload(payload)
+    word = _target(question if not quoted else "", texts)
+    return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload)
+
+
+def quoted_free(text: str) -> str:
+    """``text`` without its quoted texts."""
+    out, pos = [], 0
+    for start, end, _ in quoted_spans(text):
+        out += [text[pos:start], " "]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
+def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
+    """The text a question without quotes carries: after a colon, or without its asking words."""
+    part = part.strip()
+    if "|" in part:
+        head, _, tail = part.partition("|")
+        return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()
+    payload = part.split(":", 1)[1] if ":" in part else strip_asking(part, asking)
+    return blanks_to_mask(_TRAILING.sub("", payload.strip()))
+
+
+def split_payload(payload: str) -> list[str]:
+    """The payload's texts: split at ``|``, ";", "vs" / "versus"; else at commas and "and"."""
+    if not payload:
+        return []
+    if "[MASK]" in payload and "|" not in payload:
+        return [payload]
+    strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
+    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(payload) if p.strip()]
+    return [_TRAILING.sub("", p.strip()) for p in pieces if _TRAILING.sub("", p.strip())]
+
+
+def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
+    if ":" in head:
+        return head.split(":", 1)[1]
+    words = head.split()
+    return " ".join(words[1:]) if words and words[0].lower() in asking | {"comapre", "compre"} else head
+
+
+def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
+    """``part`` without the asking words at its start and end ("how similar are X and Y" -> "X and Y").
+
+    Articles go with the asking words only when an asking word follows them, so
+    "what are the neighbours of bank" keeps "bank" and "how similar are the cat sat and ..."
+    keeps "the cat sat".
+    """
+    tokens = list(_WORD.finditer(part))
+    cut = 0
+    for i, m in enumerate(tokens):
+        word = m.group(0).lower()
+        if word in _ARTICLES:
+            continue
+        if word in asking:
+            cut = m.end()
+            continue
+        break
+    else:
+        return ""
+    tail = part[cut:]
+    ends = list(_WORD.finditer(tail))
+    stop = len(tail)
+    for m in reversed(ends):
+        if m.group(0).lower() in asking and m.group(0).lower() not in _ARTICLES and m.group(0).lower() not in (
+                "and", "the", "of", "this", "that", "is", "are", "a", "it"):
+            stop = m.start()
+            continue
+        break
+    return tail[:stop].strip(" ,:;-")
+
+
+def _target(question: str, texts: list[str]) -> str | None:
+    """The target word: a single-word text (the first), or the word after "the word"."""
+    singles = [t for t in texts if re.fullmatch(r"[\w'-]+", t)]
+    if singles:
+        return singles[0]
+    match = _TARGET_WORD.search(question)
+    return match.group(1) if match else None

@@ -1,0 +1,71 @@
+"""What reading a question costs: routing alone, and a question against the command it is read as.
+
+For a sample of tests/data/questions.jsonl (commands that need no extra model or data),
+three runs are interleaved per question: ``route`` (``understand`` alone: the question's
+embedding, the semantic search, slot filling), ``question`` (``execute`` of the question)
+and its peer ``command`` (``execute`` of the expected command line), each in a fresh
+conversation, with the model's encoding cache cleared before every run so that no
+question or text is answered from an earlier repeat. Prints every repeat's milliseconds,
+the medians, the ratio question/command and the load average; writes bench/results/routing.json (routing-int8.json for an int8 model).
+
+    .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from common import ROOT, interleaved, machine, median, quiet_libraries, write  # noqa: I001
+
+#: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
+SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--model", default="minilm")
+    parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
+    args = parser.parse_args(argv)
+    quiet_libraries()
+    from assistant.commands import TABLE
+    from assistant.dispatch import execute
+    from assistant.spec import Session
+    from assistant.understanding import understand
+    from tools.config import Settings
+    from tools.hub import ModelHub
+    from tools.vectors import clear_cache
+
+    hub = ModelHub(Settings())
+    lm = hub.get(args.model)
+    rows = [json.loads(line) for line in (ROOT / "tests" / "data" / "questions.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r["line"].split()[0] not in SKIP]
+    rows = rows[:: max(1, len(rows) // args.questions)][: args.questions]
+    understand("warm up the routing index", Session(model=args.model), hub, TABLE, hub.settings)
+    per: dict[str, list[float]] = {"route": [], "question": [], "command": []}
+    for row in rows:
+        times = interleaved({
+            "route": lambda: understand(row["q"], Session(model=args.model), hub, TABLE, hub.settings),
+            "question": lambda: execute(row["q"], Session(model=args.model), hub),
+            "command": lambda: execute(row["line"], Session(model=args.model), hub),
+        }, args.repeats, before=lambda name: clear_cache(lm))
+        for name, values in times.items():
+            per[name].extend(v * 1000 for v in values)
+    result = {name: {"median_ms": round(median(values), 2), "repeats_ms": [round(v, 2) for v in values]}
+              for name, values in per.items()}
+    ratio = median(per["question"]) / median(per["command"])
+    print(f"{len(rows)} questions x {args.repeats} repeats on {args.model}; load {os.getloadavg()}")
+    for name, values in per.items():
+        print(f"{name:>9}: median {median(values):7.1f} ms; all: {' '.join(f'{v:.0f}' for v in values)}")
+    print(f"question / command (the command itself, the peer): {ratio:.2f}x; routing adds "
+          f"{median(per['route']):.1f} ms per question (median)")
+    name = "routing" + ("-int8" if args.model.endswith(":int8") else "")
+    write(name, {"machine": machine(), "model": args.model, "questions": len(rows), "repeats": args.repeats,
+                 "runs": result, "question_over_command": round(ratio, 3)})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

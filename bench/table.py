@@ -1,0 +1,136 @@
+"""Rewrite the README's performance table from ``bench/results/*.json``, never by hand.
+
+Each row is one benchmark's result file: what it measured, the named peer timed in the same
+run, the ratio, and when and under what load it ran (every row says its own date and load
+average, since rows come from different runs). The table goes between the
+``<!-- perf-table -->`` markers of README.md, headed by the commit it was written at.
+
+    .venv/bin/python bench/table.py [--check]
+
+``--check`` prints the table and exits 1 when README.md differs (nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+START, END = "<!-- perf-table -->", "<!-- /perf-table -->"
+
+
+def _load(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _when(result: dict) -> str:
+    facts = result.get("machine", {})
+    load = facts.get("load_avg") or result.get("load_average") or []
+    date = facts.get("date") or str(result.get("when", ""))[:16].replace("T", " ")
+    return f"{date}, load {load[0]:.1f}" if load else date
+
+
+def _throughput(r: dict) -> list[list[str]]:
+    runs = {row["run"]: row for row in r["rows"]}
+    peer = runs["sentence-transformers"]
+    out = []
+    for name, label in (("ours", "STS-B test, 2,758 sentences, cache cold (`bench/throughput.py`)"),
+                        ("ours int8", "same, int8 fast path (`minilm:int8`)"),
+                        ("ours warm cache", "same, warm cache")):
+        if name in runs:
+            row = runs[name]
+            extra = f"; Spearman {row['spearman']:.4f} vs {peer['spearman']:.4f}" if name == "ours int8" else ""
+            out.append([label, f"{row['median_s']:.2f} s ({row['sentences_per_s']:.0f}/s){extra}",
+                        f"sentence-transformers `encode`: {peer['median_s']:.2f} s",
+                        f"**{peer['median_s'] / row['median_s']:.2f}x** (medians of {r['repeats']})"])
+    out.append(["same vectors (sbert pooling)", f"largest difference {r['max_abs_diff_vs_peer']:.1e}", "",
+                "below 1e-5" if r["same_vectors_1e-5"] else "**over 1e-5**"])
+    return out
+
+
+def _latency(r: dict) -> list[list[str]]:
+    rows = {row["command"]: row for row in r["rows"]}
+    picked = [c for c in ("compare", "project", "benchmark") if c in rows]
+    ours = ", ".join(f"`{c}` {rows[c]['ours_p50_ms']:,.0f} ms" for c in picked)
+    peer = ", ".join(f"{rows[c]['notebook_p50_ms']:,.0f} ms" for c in picked)
+    ratio = ", ".join(f"{rows[c]['speedup_p50']:.1f}x" for c in picked)
+    return [["per command, warm, p50 (`bench/latency.py`)", ours, f"the notebook way: {peer}", ratio]]
+
+
+def _http(r: dict) -> list[list[str]]:
+    rows = {row["command"]: row for row in r["rows"]}
+    c = rows.get("compare")
+    if not c:
+        return []
+    return [["over HTTP, p50 (`bench/http_overhead.py`)",
+             f"`run` with `compare`: {c['run_p50_ms']:.0f} ms ({c['command_p50_ms']:.0f} ms of it the command)",
+             f"a no-op endpoint in the same app: {c['noop_p50_ms']:.0f} ms", f"{c['run_over_noop']:.2f}x"]]
+
+
+def _coldstart(r: dict) -> list[list[str]]:
+    rss = r["ours_rss_mb"]
+    return [["process start to first reply (`bench/coldstart.py`)", f"{r['ours_median_s']:.2f} s",
+             f"a sentence-transformers script: {r['peer_median_s']:.2f} s",
+             f"**{r['ours_over_peer']:.2f}x** the peer's time"],
+            ["memory (RSS)", f"{rss['after_load']:.0f} MB after the default model, "
+             f"{rss['after_first_reply']:.0f} MB after the first reply",
+             f"sentence-transformers: {r['peer_rss_mb']['after_load']:.0f} MB after its model", ""]]
+
+
+def _page(r: dict) -> list[list[str]]:
+    turns = r["turns"]
+    return [["the page, Enter -> `compare` chart drawn in Chromium, p50 / p95 (`bench/page.py`)",
+             f"{r['compare_p50_ms']:.0f} ms / {r['compare_p95_ms']:.0f} ms",
+             f"the same page's round trip with no chart (`help compare`): {r['no_chart_p50_ms']:.0f} ms",
+             f"the chart adds {r['compare_p50_ms'] - r['no_chart_p50_ms']:.0f} ms"],
+            [f"the page, {len(turns)} turns of `attend` (`bench/page.py`)",
+             f"sent per command: {turns[2]['sent']} B at turn 3, {turns[-1]['sent']} B at turn {len(turns)}",
+             "reply time, last three turns vs turns 2-4", f"{r['late_vs_early']:.2f}x"]]
+
+
+SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
+           ("coldstart", _coldstart), ("page", _page)]
+
+
+def table() -> str:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    lines = [f"Written by `bench/table.py` at commit {commit} from `bench/results/*.json`; each row says "
+             "when it ran and the machine's load then (2 shared cores; ratios are within one run, absolute "
+             "times move with load).", "",
+             "| measure | this project | peer, same run | ratio | run |", "|---|---|---|---|---|"]
+    for name, build in SOURCES:
+        result = _load(name)
+        if result is None:
+            continue
+        for cells in build(result):
+            lines.append("| " + " | ".join([*cells, _when(result)]) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    if START not in text or END not in text:
+        print(f"README.md has no {START} ... {END} markers", file=sys.stderr)
+        return 1
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{START}\n{table()}\n{END}{tail}"
+    print(table())
+    if args.check:
+        return int(new != text)
+    readme.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

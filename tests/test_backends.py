@@ -1,0 +1,97 @@
+"""Issue 16: hidden states come from a typed backend chosen at load time, and models are found by key.
+
+The default model runs PyTorch (``torch``) for a chat's few texts and switches to a full-precision
+ONNX export (``onnx``) at its first bulk batch; ``:int8`` runs ONNX Runtime for hidden
+states (``onnx-int8``) and falls back to the PyTorch int8 encoder (``torch-int8``)
+where no export can be made. The GPU boundary finds a model by its registry key,
+also in a process that never loaded it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+
+from tools.models import hub as hub_module
+from tools.models.backends import onnx_runtime as onnx_int8
+from tools.models.backends.onnx_runtime import OnnxBackend
+from tools.models.hub import model_by_key, quantize
+from tools.vectors import encode
+
+TEXTS = ["The cat sat on the mat.", "We sat on the river bank and watched the boats go by."]
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory, lm):
+    """A random 2-layer BERT saved with MiniLM's tokenizer (its weights do not matter here)."""
+    from transformers import BertConfig, BertModel
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=lm.tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    BertModel(config).save_pretrained(folder)
+    lm.tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture()
+def tiny(tiny_folder):
+    from tools.models.names import ModelSource
+
+    return hub_module.load(ModelSource("tiny", str(tiny_folder), "local"), torch.device("cpu"))
+
+
+def test_default_model_runs_torch_and_gives_transformers_own_states(lm):
+    assert lm.state.backend.name == "onnx" and lm.state.backend.fallback.name == "torch"
+    ours = encode(lm, TEXTS[:1])[0]
+    batch = lm.tokenizer(TEXTS[:1], return_tensors="pt")
+    with torch.inference_mode():
+        theirs = lm.encoder(**batch, output_hidden_states=True).hidden_states
+    torch.testing.assert_close(ours.hidden_states, torch.stack(theirs)[:, 0], rtol=1e-5, atol=1e-5)
+
+
+def test_int8_without_an_onnx_export_falls_back_to_torch_int8(tiny, monkeypatch):
+    monkeypatch.setattr(onnx_int8, "export_int8", lambda lm: None)
+    plain = encode(tiny, TEXTS)  # before quantisation, which changes the encoder in place
+    fast = quantize(tiny)
+    assert fast.name == "tiny:int8" and fast.state.backend.name == "torch-int8"
+    quick = encode(fast, TEXTS, attentions=True)
+    for a, b in zip(plain, quick):
+        assert b.hidden_states.shape == a.hidden_states.shape and b.attentions is not None
+        cos = torch.nn.functional.cosine_similarity(a.hidden_states[-1].mean(0), b.hidden_states[-1].mean(0), dim=0)
+        assert cos.item() > 0.9  # int8 moves vectors a little, never far
+
+
+def test_onnx_export_leaves_the_root_logger_alone(tiny):
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    fast = quantize(tiny)
+    assert fast.state.backend.name == "onnx-int8"
+    assert root.level == level and root.handlers == handlers
+    states = encode(fast, TEXTS)  # hidden states from ONNX Runtime
+    assert states[1].hidden_states.shape == (3, len(states[1].tokens), 32)
+
+
+def test_a_model_is_found_by_its_key_and_loaded_by_name_where_it_never_was(lm):
+    assert model_by_key(lm.key) is lm
+    elsewhere = model_by_key("minilm@cpu#999999")  # as in a ZeroGPU worker forked before the model loaded
+    assert elsewhere.name == "minilm" and elsewhere.device.type == "cpu"
+
+
+def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_states(tiny):
+    torch_states = encode(tiny, TEXTS)
+    backend = OnnxBackend.lazy(tiny, min_rows=4)
+    tiny.state.backend = backend
+    tiny.state.encoding_cache.clear()
+    few = encode(tiny, TEXTS)  # two inputs: a chat's pass stays on PyTorch, nothing is exported
+    assert backend.path is None
+    many = [f"{TEXTS[i % 2]} Number {i}." for i in range(8)] + TEXTS
+    bulk = encode(tiny, many)  # eight inputs in one batch: exported, then run in ONNX Runtime
+    assert backend.path is not None and backend.path.endswith("float.onnx")
+    tiny.state.encoding_cache.clear()
+    again = encode(tiny, TEXTS)  # and every pass after it
+    for ours, theirs in zip([*few, *bulk[-2:], *again], [*torch_states, *torch_states, *torch_states]):
+        torch.testing.assert_close(ours.hidden_states, theirs.hidden_states, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,114 @@
+"""Sentence vectors from token vectors: cls, mean, max, and the model's own sentence-transformers recipe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import Enum
+
+import numpy as np
+import torch
+
+from tools.encoding.encode import Encoded, encode
+from tools.encoding.threads import threads_for
+from tools.errors import UserError
+from tools.models.hub import LoadedModel
+
+
+class Pooling(str, Enum):
+    """How a sentence vector is made from token vectors (padding is never included)."""
+
+    CLS = "cls"
+    MEAN = "mean"
+    MAX = "max"
+    SBERT = "sbert"
+
+    @classmethod
+    def parse(cls, value: str) -> "Pooling":
+        try:
+            return cls(value.lower())
+        except ValueError:
+            raise UserError(
+                f"Unknown pooling `{value}`; use one of {', '.join(p.value for p in cls)}."
+            ) from None
+
+
+def _cls(states: torch.Tensor) -> torch.Tensor:
+    return states[0]
+
+
+def _mean(states: torch.Tensor) -> torch.Tensor:
+    return states.mean(dim=0)
+
+
+def _max(states: torch.Tensor) -> torch.Tensor:
+    return states.max(dim=0).values
+
+
+_SIMPLE: dict[Pooling, Callable[[torch.Tensor], torch.Tensor]] = {
+    Pooling.CLS: _cls,
+    Pooling.MEAN: _mean,
+    Pooling.MAX: _max,
+}
+
+
+def available_poolings(lm: LoadedModel) -> list[Pooling]:
+    """Every pooling this model supports (``sbert`` only with a sentence-transformers recipe)."""
+    pools = [Pooling.CLS, Pooling.MEAN, Pooling.MAX]
+    if lm.sentence_config() is not None:
+        pools.append(Pooling.SBERT)
+    return pools
+
+
+def pool(lm: LoadedModel, enc: Encoded, pooling: Pooling, layer: int | None = None) -> torch.Tensor:
+    """One sentence vector from one encoded input.
+
+    ``sbert`` follows the model's own sentence-transformers recipe (pooling mode and
+    normalisation) on the last layer, exactly as ``SentenceTransformer.encode`` does.
+    """
+    states = enc.layer(layer)
+    if pooling is Pooling.SBERT:
+        recipe = lm.sentence_config()
+        if recipe is None:
+            raise UserError(
+                f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max."
+            )
+        vec = _sbert(states, recipe["mode"])
+        return torch.nn.functional.normalize(vec, dim=0) if recipe["normalize"] else vec
+    return _SIMPLE[pooling](states)
+
+
+def _sbert(states: torch.Tensor, mode: str) -> torch.Tensor:
+    if mode == "mean_sqrt_len":
+        return states.sum(dim=0) / np.sqrt(states.shape[0])
+    if mode == "lasttoken":
+        return states[-1]
+    return _SIMPLE[Pooling(mode)](states)
+
+
+def sentence_vectors(
+    lm: LoadedModel, texts: Sequence[str], pooling: Pooling, layer: int | None = None
+) -> tuple[torch.Tensor, list[Encoded]]:
+    """Pooled vectors (N, hidden) for ``texts`` and the encodings they came from.
+
+    ``sbert`` pooling reads at most the model's sentence length (as
+    sentence-transformers does), so texts longer than that are encoded again at
+    that length; other poolings use the model's full limit.
+    """
+    encs = encode(lm, texts)
+    use, use_layer = encs, layer
+    if pooling is Pooling.SBERT:
+        recipe = lm.sentence_config()
+        cap = recipe["max_seq_length"] if recipe else lm.max_tokens
+        long = [e.text for e in encs if len(e.tokens) > cap]
+        if long:
+            short = dict(zip(long, encode(lm, long, max_length=cap)))
+            use = [short.get(e.text, e) if len(e.tokens) > cap else e for e in encs]
+        use_layer = None
+    with threads_for(0):  # many tiny tensor operations: one thread (two wait on each other on a busy machine)
+        return torch.stack([pool(lm, e, pooling, use_layer) for e in use]), encs
+
+
+def cosine_matrix(vectors: torch.Tensor) -> np.ndarray:
+    """Pairwise cosine similarities of the rows of ``vectors``."""
+    unit = torch.nn.functional.normalize(vectors.double(), dim=1)
+    return (unit @ unit.T).numpy()

@@ -1,0 +1,14 @@
+"""Models: names and their safety, loading, the process hub and each model's typed state.
+
+Lives here: ``names`` (resolve a user's model name, refuse URLs, ``..`` and folders
+outside ``ASSISTANT_MODEL_ROOTS``; pick a device), ``loading`` (tokenizer and eager
+encoder, safetensors first, never remote code), ``st_config`` (a model's
+sentence-transformers pooling recipe), ``mlm_head`` (the masked-LM head, refused when
+any weight would be random), ``hub`` (``ModelHub``, ``LoadedModel``,
+``ModelState``, the registry the GPU boundary finds models in by name) and
+``backends/`` (how hidden states are computed: torch, torch-int8, onnx-int8).
+
+May import: ``tools.config``, ``tools.errors``, ``tools.cache``, ``tools.gpu``,
+``tools.encoding.threads``; never ``assistant`` or ``gradio``. Import the
+submodules directly (this file re-exports nothing, so no import cycle can start here).
+"""

@@ -1,0 +1,47 @@
+"""Backends: how a model's hidden states (and, when asked, attentions) are computed; chosen at load time.
+
+- ``torch_fp32.TorchBackend``: the PyTorch encoder (``sdpa`` for hidden states alone,
+  eager when attentions are wanted); also serves the int8 encoder as ``torch-int8``.
+- ``torch_int8``: dynamic int8 quantisation of the encoder's Linear layers (CPU).
+- ``onnx_runtime.OnnxBackend``: hidden states from an ONNX export in ONNX Runtime: ``onnx``
+  (full precision; a CPU model switches to it at its first bulk batch, exported then) and
+  ``onnx-int8`` (the fast path); attentions fall back to PyTorch. onnxruntime is imported only there.
+
+Room for a remote serving engine: a class with ``name`` and ``run`` (see :class:`Backend`). Modules are named ``torch_fp32``/``torch_int8`` rather
+than ``torch`` so that nothing can shadow the torch package.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import torch
+
+
+class EncoderModel(Protocol):
+    """What a backend reads of a model (a ``tools.models.hub.LoadedModel``; named here without importing it)."""
+
+    encoder: torch.nn.Module
+    device: torch.device
+    tokenizer: Any
+
+
+class Backend(Protocol):
+    """Computes one padded batch's states."""
+
+    #: "torch", "torch-int8", "onnx-int8": named in replies and benchmarks.
+    name: str
+
+    def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
+            threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Every hidden state (L+1, B, T, D) and, if asked, attentions (B, L, H, T, T), float32 on CPU.
+
+        Args:
+            lm: the model.
+            feed: ``input_ids``, ``attention_mask`` and (when the model takes them)
+                ``token_type_ids``, (B, T) int64 on CPU.
+            attentions: whether attention weights are wanted.
+            threads: the torch thread count already set for this pass (a backend
+                with its own thread pool sizes it to match).
+        """
+        ...

@@ -1,0 +1,183 @@
+"""Hidden states from an ONNX export run in ONNX Runtime (the only module importing it).
+
+Two backends share it: ``onnx`` (full precision, the default for large hidden-state passes
+of a CPU model, exported on first use) and ``onnx-int8`` (the fast path, MatMuls quantised to
+int8, exported when the ``:int8`` model loads). Passes that need attention weights run on
+the PyTorch encoder in both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tools.models.backends import EncoderModel
+from tools.models.backends.torch_fp32 import TorchBackend
+
+
+log = logging.getLogger(__name__)
+#: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class OnnxBackend:
+    """Hidden states from ONNX Runtime; passes with attentions (or off the CPU) run the PyTorch encoder.
+
+    Attributes:
+        name: ``"onnx"`` or ``"onnx-int8"``: named in replies and benchmarks.
+        path: the ONNX file, or None until the lazy full-precision export has run.
+    """
+
+    def __init__(self, path: str | None, name: str = "onnx-int8", fallback: TorchBackend | None = None,
+                 export: Callable[[], str | None] | None = None, min_rows: int = 0) -> None:
+        self.path = path
+        self.name = name
+        self.fallback = fallback or TorchBackend("torch-int8")
+        self._export = export
+        self._min_rows = min_rows
+        self._sessions: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def lazy(cls, lm: Any, min_rows: int) -> "OnnxBackend":
+        """Full precision: PyTorch until a batch of ``min_rows`` inputs or more (bulk work: a benchmark, a
+        corpus), which exports the model once (seconds; the file is reused by later processes); that pass
+        and every later one then run in ONNX Runtime. A chat's few texts never pay for the export."""
+        return cls(None, "onnx", TorchBackend("torch"), export=lambda: export_onnx(lm, int8=False),
+                   min_rows=min_rows)
+
+    def session(self, threads: int) -> Any:
+        """The ONNX Runtime session with ``threads`` intra-op threads (one per count, built once)."""
+        with self._lock:
+            if threads not in self._sessions:
+                import onnxruntime
+
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = threads
+                options.inter_op_num_threads = 1
+                self._sessions[threads] = onnxruntime.InferenceSession(self.path, options,
+                                                                       providers=["CPUExecutionProvider"])
+            return self._sessions[threads]
+
+    def _ready(self, rows: int) -> bool:
+        """Whether this pass runs in ONNX Runtime, exporting the model first when it is the first large one."""
+        if self.path is not None:
+            return True
+        if self._export is None or rows < self._min_rows:
+            return False
+        with self._lock:
+            if self.path is None and self._export is not None:
+                self.path = self._export()
+                if self.path is None:  # an architecture the exporter cannot trace stays on PyTorch
+                    self._export = None
+        return self.path is not None
+
+    def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
+            threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """See :class:`tools.models.backends.Backend`."""
+        if attentions or lm.device.type != "cpu" or not self._ready(int(feed["input_ids"].shape[0])):
+            return self.fallback.run(lm, feed, attentions, threads)
+        session = self.session(threads)
+        inputs = {i.name: feed[i.name].numpy() for i in session.get_inputs()}
+        return torch.from_numpy(session.run(["hidden_states"], inputs)[0]), None
+
+
+def export_onnx(lm: Any, int8: bool) -> str | None:
+    """The float encoder's hidden-state forward as an ONNX model; its path, or None when it cannot be made.
+
+    The float encoder (``sdpa``) is exported with every hidden state as one output,
+    (L+1, batch, tokens, hidden); for ``int8`` its MatMuls are then quantised dynamically
+    by ONNX Runtime (per-channel int8 weights). The file lives in a temporary folder keyed
+    by the model's folder, its weights' dates and the library versions, so later
+    processes reuse it; nothing is written into the project. Attention weights are
+    not exported: passes that need them stay on the PyTorch encoder.
+    """
+    try:
+        import onnx  # noqa: F401  (torch's exporter needs it)
+        import onnxruntime
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError:
+        return None
+    folder = Path(lm.source.location)
+    stamp = [lm.source.location, torch.__version__, onnxruntime.__version__]
+    if folder.is_dir():
+        stamp += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir())
+                  if f.is_file()]
+    key = hashlib.sha256("|".join(stamp).encode()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{re.sub(r'[^A-Za-z0-9._-]', '_', lm.name)}-{key}"
+    final = target / ("int8.onnx" if int8 else "float.onnx")
+    if final.is_file():
+        return str(final)
+    names = [n for n in ONNX_INPUTS if n == "input_ids" or n in lm.tokenizer.model_input_names]
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=target))
+        _export(lm, names, work / "float.onnx")
+        if int8:
+            # The quantiser suggests pre-processing on the root logger once per export; the root logger is
+            # left as the application configured it.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantize_dynamic(str(work / "float.onnx"), str(work / "int8.onnx"), weight_type=QuantType.QInt8,
+                                 per_channel=True, op_types_to_quantize=["MatMul"])
+        os.replace(work / final.name, final)  # atomic: a process beside this one sees all of it or none
+        for f in work.iterdir():
+            f.unlink()
+        work.rmdir()
+    except Exception as exc:  # an architecture the exporter cannot trace keeps the PyTorch path
+        log.warning("ONNX export of %s failed (%s); staying on PyTorch", lm.name, exc)
+        return None
+    return str(final)
+
+
+def export_int8(lm: Any) -> str | None:
+    """The fast path's int8 export (see :func:`export_onnx`)."""
+    return export_onnx(lm, int8=True)
+
+
+#: The fast path's backend: an int8 export, attentions on the PyTorch int8 encoder.
+OnnxInt8Backend = OnnxBackend
+
+
+def _export(lm: Any, names: list[str], path: Path) -> None:
+    encoder = lm.encoder
+
+    class HiddenStates(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+            out = self.encoder(**dict(zip(names, inputs)), output_hidden_states=True)
+            return torch.stack(out.hidden_states, dim=0)
+
+    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102], [101, 2023, 102, 0, 0, 0]])
+    ids = ids.clamp(max=int(lm.config.vocab_size) - 1)
+    sample = {"input_ids": ids, "attention_mask": (ids != 0).long(), "token_type_ids": torch.zeros_like(ids)}
+    axes = {n: {0: "batch", 1: "tokens"} for n in names}
+    axes["hidden_states"] = {1: "batch", 2: "tokens"}
+    before = getattr(encoder.config, "_attn_implementation", None)
+    try:
+        if before not in (None, "sdpa"):
+            try:
+                encoder.set_attn_implementation("sdpa")
+            except (ValueError, ImportError):
+                pass
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(HiddenStates().eval(), tuple(sample[n] for n in names), str(path), dynamo=False,
+                              opset_version=17, input_names=names, output_names=["hidden_states"],
+                              dynamic_axes=axes)
+    finally:
+        if before is not None and getattr(encoder.config, "_attn_implementation", None) != before:
+            encoder.set_attn_implementation(before)
