@@ -96,8 +96,11 @@ async def visitor(browser, url: str, times: dict[str, list[float]], counts: dict
         start = time.perf_counter()
         await box.press("Enter")
         counts["sent"] += 1
-        await page.wait_for_function("n => document.querySelectorAll(\"" + DONE + "\").length > n", arg=n,
-                                     timeout=600_000)
+        try:
+            await page.wait_for_function("n => document.querySelectorAll(\"" + DONE + "\").length > n", arg=n,
+                                         timeout=300_000)
+        except Exception:  # a lost reply: counted, and this visitor leaves
+            break
         times.setdefault(line.split()[0], []).append((time.perf_counter() - start) * 1000)
         reply = page.locator("#conversation .reply").nth(n)
         counts["received"] += 1
