@@ -11,13 +11,14 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from assistant import conversation
+from assistant import conversation, versus
 from assistant.options import Option
 from assistant.phrasings import PHRASINGS
 from assistant.sharing import FollowUpSpec
 from assistant.spec import CommandSpec, Context, Invocation
 from tools import attention, info, neighbors, projection, selfattn, similarity, static, syntax, tokens, words
 from tools import embed as embed_tool
+from tools import why as why_tool
 from tools import vocab as vocab_tool
 from tools.errors import UserError
 from tools.results import Result, Table
@@ -91,6 +92,10 @@ def _mask(ctx: Context, inv: Invocation) -> Result:
     options = dict(inv.options)
     name = options.pop("model", None)
     fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
+    if options.pop("why", False):  # issue 18: which input tokens drove each mask's top fill
+        from tools import mask_why
+
+        return mask_why.mask_why(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)
     return masking.mask(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)
 
 
@@ -139,6 +144,23 @@ COMMANDS: list[CommandSpec] = [
          "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."),
         using(similarity.compare), texts=(2, None), texts_hint="at least two texts separated by `|`",
         options=(POOL, LAYER), aliases=("similarity", "sim"),
+    ),
+    # --- why: token attribution of a similarity (issue 18) ---
+    CommandSpec(
+        "why", "which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
+        "add up to the cosine; for cls / max pooling integrated gradients with a completeness check",
+        "why a | b [--pool mean|cls|max|sbert] [--layer N]",
+        ("why A man plays guitar. | Someone is playing an instrument.",
+         "why In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
+         "in 1995, those numbers matched. --pool cls",
+         "why A cat sat on the mat. | A kitten sat on the rug. --vs minilm:int8"),
+        using(why_tool.why), texts=(2, 2), texts_hint="two texts separated by `|`",
+        options=(
+            pool_option("mean: exact pair contributions; cls, max: integrated gradients; sbert: the model's "
+                        "recipe (exact when it is a mean)"),
+            LAYER,
+        ),
+        aliases=("explain", "attribute"),
     ),
     # --- words in context: word, embed, static, neighbors (issue 3) ---
     CommandSpec(
@@ -202,15 +224,18 @@ COMMANDS: list[CommandSpec] = [
     # --- fill-mask: mask (issue 5) ---
     CommandSpec(
         "mask", "top-K fills per [MASK] with probabilities, a greedy joint filling, and what the mask attended to",
-        "mask text with [MASK] [--top K] [--model name]",
+        "mask text with [MASK] [--top K] [--model name] [--why]",
         ("mask The [MASK] sat on the mat.",
          "mask Paris is the [MASK] of [MASK]. --top 10",
-         "mask The <mask> sat on the mat. --model bert-small"),
+         "mask The <mask> sat on the mat. --model bert-small",
+         "mask The [MASK] sat on the mat. --why"),
         _mask, texts=(1, 1), texts_hint="one text with `[MASK]` (or `<mask>`) where a word is missing",
         options=(
             Option("top", "int", "candidates per mask", default=5, minimum=1, maximum=50),
             Option("model", "str", "the masked-LM model to predict with (default: this conversation's model "
                                    "when it has a masked-LM head, else ASSISTANT_MLM_MODEL)"),
+            Option("why", "flag", "also show which input tokens drove each mask's top fill (integrated "
+                   "gradients on its logit)", default=False),
         ),
         aliases=("fill", "fill-mask", "unmask"),
     ),
@@ -352,6 +377,7 @@ COMMANDS: list[CommandSpec] = [
     ),
 ]
 
+COMMANDS = [versus.enable(spec) for spec in COMMANDS]  # --vs MODEL on the commands that take it (issue 18)
 # Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
 COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 

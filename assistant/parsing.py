@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 
 from assistant.spec import CommandSpec, Invocation
+from assistant.versus import refusal
 from tools.config import Settings
 from tools.errors import UserError
 from tools.text import code
@@ -142,6 +143,8 @@ def _bind(spec: CommandSpec, raw: list[tuple[str, str | None]]) -> dict[str, obj
     seen: set[str] = set()
     for name, value in raw:
         option = spec.option(name)
+        if option is None and name == "vs":
+            raise UserError(refusal(spec.name))
         if option is None:
             known = [o.name for o in spec.options]
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)

@@ -61,6 +61,16 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'do "A" and "B" get similar vectors?',
         'how far apart are "A" and "B"?',
     ),
+    "why": (
+        'why are "A" and "B" similar?',
+        'what makes "A" and "B" close in meaning?',
+        'which words make "A" similar to "B"?',
+        'which token pairs carry the similarity of "A" and "B"?',
+        'explain why "A" and "B" get a high cosine',
+        'attribute the similarity between "A" and "B" to their tokens',
+        'how much of the similarity of "A" and "B" comes from special tokens?',
+        'integrated gradients for the similarity of "A" and "B"',
+    ),
     "word": (
         'is "w" the same vector in "A" and "B"?',
         'does the word "w" mean the same in "A" and "B"?',

@@ -93,8 +93,25 @@ def _page(r: dict) -> list[list[str]]:
              "reply time, last three turns vs turns 2-4", f"{r['late_vs_early']:.2f}x"]]
 
 
+def _routing(r: dict) -> list[list[str]]:
+    runs = r["runs"]
+    return [[f"a question in plain English, {r['model']} (`bench/routing.py`)",
+             f"routing {runs['route']['median_ms']:.0f} ms; question answered {runs['question']['median_ms']:.0f} ms",
+             f"the same command typed: {runs['command']['median_ms']:.0f} ms",
+             f"{r['question_over_command']:.2f}x"]]
+
+
+def _why(r: dict) -> list[list[str]]:
+    lat = r["latency"]
+    ours = ", ".join(f"{pool} {lat[pool]['why_s_per_pair'] * 1000:,.0f} ms" for pool in lat)
+    peer = ", ".join(f"{lat[pool]['compare_s_per_pair'] * 1000:,.0f} ms" for pool in lat)
+    ratio = ", ".join(f"{lat[pool]['ratio']:.1f}x" for pool in lat)
+    return [["`why` per pair, by pooling (`bench/why.py`)", ours, f"`compare` of the same pair: {peer}", ratio]]
+
+
 SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
-           ("coldstart", _coldstart), ("page", _page)]
+           ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
+           ("why", _why)]
 
 
 def table() -> str:

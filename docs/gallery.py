@@ -32,6 +32,10 @@ SHOTS = (
      "in 1995, those numbers matched. --pool all"),
     ("compare-matrix", "a similarity matrix of three texts",
      "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."),
+    ("why", "which token pairs make two texts similar: the cells add up to compare's cosine",
+     "why A man plays guitar. | Someone is playing an instrument."),
+    ("compare-vs", "one question, two models side by side: how much does int8 change the answer?",
+     "compare A cat sat on the mat. | A kitten sat on the rug. --vs minilm:int8"),
     ("tokenize", "word pieces, ids and special tokens", "tokenize Tokenization splits unbelievably long words."),
     ("word", "'bank' in three sentences, per layer strategy, against baselines",
      "word bank | We sat on the river bank. | The boat drifted to the bank of the river. | "

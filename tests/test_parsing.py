@@ -24,12 +24,12 @@ def test_texts_options_and_case():
     inv = p("COMPARE  A cat sat. |  A kitten sat.  --POOL All --layer 3")
     assert inv.verb == "compare"
     assert inv.texts == ["A cat sat.", "A kitten sat."]
-    assert inv.options == {"pool": "all", "layer": 3}
+    assert inv.options == {"pool": "all", "layer": 3, "vs": None}
 
 
 def test_defaults_and_flags():
     inv = p("tokenize Hello there --truncation --max-length 8")
-    assert inv.options == {"max_length": 8, "padding": None, "truncation": True}
+    assert inv.options == {"max_length": 8, "padding": None, "truncation": True, "vs": None}
     assert p("tokenize Hello").options["truncation"] is False
 
 
