@@ -32,6 +32,10 @@ from common import ROOT, machine, median, percentile, write
 
 from tests.browsing import CHROMIUM_ARGS, DONE
 
+#: Visitors run side by side in one browser: pages in the background must not be throttled (their charts
+#: would never finish drawing and their replies would look lost).
+BACKGROUND_ARGS = ["--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                   "--disable-backgrounding-occluded-windows"]
 COMMANDS = (
     "attend The cat sat on the mat because it was tired.",
     "attend The bank raised its rates. | We sat on the river bank.",
@@ -97,6 +101,7 @@ async def visitor(browser, url: str, times: dict[str, list[float]], counts: dict
         await box.press("Enter")
         counts["sent"] += 1
         try:
+            await page.bring_to_front()
             await page.wait_for_function("n => document.querySelectorAll(\"" + DONE + "\").length > n", arg=n,
                                          timeout=300_000)
         except Exception:  # a lost reply: counted, and this visitor leaves
@@ -117,7 +122,7 @@ async def drive(url: str, visitors: int, wave: int) -> tuple[dict[str, list[floa
     counts = {"sent": 0, "received": 0, "errors": 0}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
-                                          args=CHROMIUM_ARGS)
+                                          args=[*CHROMIUM_ARGS, *BACKGROUND_ARGS])
         for begin in range(0, visitors, wave):
             await asyncio.gather(*(visitor(browser, url, times, counts)
                                    for _ in range(min(wave, visitors - begin))))
