@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import logging
 import os
-import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not phone home
 
@@ -15,13 +15,14 @@ from typing import Any  # noqa: E402
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from assistant.commands import COMMANDS  # noqa: E402
-from assistant.dispatch import Reply, execute  # noqa: E402
+from assistant.commands import COMMANDS, TABLE  # noqa: E402
+from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
 from assistant.export import export_artifacts  # noqa: E402
 from assistant.render import write_downloads  # noqa: E402
 from assistant.reply_html import reply_payload  # noqa: E402
-from assistant.sharing import META, link_html, page_address, permalink  # noqa: E402
-from assistant.spec import Session  # noqa: E402
+from assistant.sharing import META, full_turns, link_html, page_address, permalink  # noqa: E402
+from assistant.spec import Context, Session  # noqa: E402
+from assistant.visitors import Visitors  # noqa: E402
 from assistant.vega import bundle_path  # noqa: E402
 from tools.config import Settings  # noqa: E402
 from tools.errors import UserError  # noqa: E402
@@ -72,9 +73,12 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     hub = hub or ModelHub(settings)
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
+    visitors = Visitors(settings)
+
     def respond(line: str, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
         session.mlm_model = mlm_name or ""
+        visitors.back(getattr(request, "session_hash", None))
         if request is not None:
             session.base_url = page_address(dict(request.headers)) or session.base_url
         switch_error = _switch_model(session, model_name)
@@ -85,10 +89,10 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                             progress=lambda fraction, message: progress(fraction, desc=message))
         turn = session.turns[-1] if reply.ok and session.turns else None
         link = ""
-        if turn is not None and turn.result.command not in META:  # every answer carries its permalink
+        if turn is not None and turn.command not in META:  # every answer carries its permalink
             link = link_html(permalink(session.base_url, turn.line, turn.model))
         payload = reply_payload(reply, link)
-        return ("" if reply.ok else line, payload, session, *_side_panel(reply),
+        return ("" if reply.ok else line, payload, session, *_side_panel(reply, session),
                 gr.update(value=session.model or settings.model))
 
     def _switch_model(session: Session, model_name: str) -> str | None:
@@ -120,12 +124,18 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
             command: a command line such as "compare A cat. | A kitten." or "help".
             model: the model to use (default: the server's default model).
         """
-        return execute(command, Session(model=model or ""), hub, settings).to_json()
+        session = Session(model=model or "")
+        try:
+            return execute(command, session, hub, settings).to_json()
+        finally:
+            session.close()  # one call, one conversation: nothing of it stays on the server
 
     run.__doc__ = RUN_DOC.format(verbs=", ".join(spec.name for spec in COMMANDS if spec.name not in META))
 
-    with gr.Blocks(title="Embedding assistant") as demo:
-        session = gr.State(Session())  # deep-copied per visitor; a callable would add a public load API (MCP tool)
+    with gr.Blocks(title="Embedding assistant", delete_cache=(600, int(settings.session_idle_s))) as demo:
+        # deep-copied per visitor (a callable would add a public load API: an MCP tool); freed after
+        # ASSISTANT_SESSION_IDLE_S without a command, and soon after its page closes (Visitors)
+        session = gr.State(Session(), time_to_live=settings.session_idle_s, delete_callback=Session.close)
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=560):
                 gr.HTML(starters_html(), elem_id="conversation", container=False, padding=False,
@@ -165,11 +175,17 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
                   concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")
-        export_md.click(_export_markdown, [session], [exported], api_visibility="private")
-        export_html.click(_export_html, [session], [exported], api_visibility="private")
+        export_md.click(lambda s: _export(s, "markdown", hub, settings), [session], [exported],
+                        api_visibility="private")
+        export_html.click(lambda s: _export(s, "html", hub, settings), [session], [exported],
+                          api_visibility="private")
+        demo.unload(_leaving(visitors))
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
         gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")  # bench/http_overhead.py
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
+    demo.state_session_capacity = max(demo.state_session_capacity, 2 * settings.max_sessions)  # Visitors caps first
+    visitors.attach(demo)
+    demo.visitors = visitors  # for tests and bench/visitors.py
     return demo
 
 
@@ -184,24 +200,32 @@ Args:
 """
 
 
-def _export_markdown(session: Session) -> str | None:
-    return _export(session, "markdown")
-
-
-def _export_html(session: Session) -> str | None:
-    return _export(session, "html")
-
-
-def _export(session: Session, fmt: str) -> str | None:
-    """Write the conversation export into a fresh temporary folder, under a name chosen here."""
-    turns = [t for t in session.turns if t.result.command != "export"]
+def _export(session: Session, fmt: str, hub: ModelHub, settings: Settings) -> str | None:
+    """Write the conversation export into the conversation's downloads folder (older turns recomputed)."""
+    turns = [t for t in session.turns if t.command != "export"]
     if not turns:
         gr.Warning("Nothing to export yet: run a command first.")
         return None
-    artifact = export_artifacts(turns, [fmt], session.base_url)[0]
-    path = Path(tempfile.mkdtemp(prefix="assistant-export-")) / artifact.filename
+    ctx = Context(session, hub, settings, commands=TABLE)
+    try:
+        full = run_limited(lambda c, _: full_turns(c, turns), ctx, SimpleNamespace(verb="export"),
+                           settings.time_limit_s)
+    except UserError as exc:
+        gr.Warning(str(exc))
+        return None
+    artifact = export_artifacts(full, [fmt], session.base_url)[0]
+    path = session.downloads_dir() / artifact.filename
     path.write_bytes(artifact.data)
     return str(path)
+
+
+def _leaving(visitors: Visitors):
+    """The page's unload handler: the visitor closed or reloaded the tab."""
+
+    def leaving(request: gr.Request) -> None:
+        visitors.left(getattr(request, "session_hash", None))
+
+    return leaving
 
 
 def _noop(command: str, model: str = "") -> dict[str, Any]:
@@ -219,13 +243,14 @@ def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
     return session, gr.update()
 
 
-def _side_panel(reply: Reply) -> tuple[Any, Any]:
-    """The latest reply's largest table (whole and sortable) and its downloads."""
+def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
+    """The latest reply's largest table (whole and sortable) and its downloads (in the conversation's
+    own folder, which holds only the latest reply's files: Gradio has served copies of older ones)."""
     if reply.result is None:
         return gr.update(), gr.update()
     r = reply.result
     frame = max((t.frame for t in r.tables), key=len) if r.tables else pd.DataFrame()
-    return frame, write_downloads(r)
+    return frame, write_downloads(r, session.downloads_dir(fresh=True))
 
 
 def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None = 7860, share: bool = False,

@@ -11,7 +11,8 @@ import dataclasses
 
 from assistant.export import export_result
 from assistant.parsing import parse
-from assistant.sharing import again_note, history_markdown, history_table, merged_line, previous_line
+from assistant.sharing import (again_note, full_turns, history_markdown, history_table, merged_line,
+                               previous_line)
 from assistant.spec import Context, Invocation
 from tools.errors import UserError
 from tools.results import Result, Table
@@ -43,10 +44,10 @@ def history(ctx: Context, inv: Invocation) -> Result:
 
 def export(ctx: Context, inv: Invocation) -> Result:
     """``export [--format markdown|html|both]``: the conversation as downloads."""
-    turns = [t for t in ctx.session.turns if t.result.command != "export"]
+    turns = [t for t in ctx.session.turns if t.command != "export"]
     if not turns:
         raise UserError("There is nothing to export yet; run a command first, for example "
                         "`compare A cat sat. | A kitten sat.`, then `export`.")
     fmt = inv.options.get("format") or "both"
     formats = ["markdown", "html"] if fmt == "both" else [fmt]
-    return export_result(turns, formats, ctx.session.base_url)
+    return export_result(full_turns(ctx, turns), formats, ctx.session.base_url)

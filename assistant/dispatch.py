@@ -2,11 +2,12 @@
 
 Each command's handler runs in a worker thread under the per-command time limit
 (``ASSISTANT_TIME_LIMIT_S``). When the limit passes, the reply says the command gave
-up and the app goes on serving; Python cannot stop a thread, so the abandoned
-worker finishes (or fails) in the background, holding the model's lock while it
-runs a forward pass. Its result is dropped and it cannot touch the conversation:
-handlers work on a copy of the :class:`Session`, merged back only when they finish
-in time.
+up and the app goes on serving. Python cannot stop a thread from outside, so the
+worker's :class:`~tools.cancel.CancelToken` is set: the toolkit's long loops call
+:func:`tools.cancel.check` between batches and stop at the next one, releasing the
+model's lock (t-SNE and UMAP fits have no such hook and finish their fit first). The
+worker's result is dropped and it cannot touch the conversation: handlers work on a
+copy of the :class:`Session`, merged back only when they finish in time.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 from assistant.commands import TABLE
 from assistant.parsing import parse
 from assistant.spec import Context, Session
+from assistant.store import chart_frames
+from tools import cancel
 from assistant.understanding import is_question, understand
 from tools.access import WEB, DataAccess
 from tools.config import Settings
@@ -112,7 +115,8 @@ def execute(
             command=verb, routed=routed,
         )
     for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
-        setattr(session, f.name, getattr(work, f.name))
+        if f.init:
+            setattr(session, f.name, getattr(work, f.name))
     session.remember(ran, result)  # history, last, and the turn for history/export (a question: its command)
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
 
@@ -138,30 +142,37 @@ def _private_copy(session: Session) -> Session:
 def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: Any, limit_s: float) -> Result:
     """Run ``handler`` in a worker thread; give up with a :class:`UserError` after ``limit_s`` seconds.
 
-    The worker runs in a copy of the caller's context variables, so Gradio's progress
-    bar (which lives in them) keeps working. A worker that overruns is left to finish
-    in the background (threads cannot be killed); its result is discarded.
+    The worker runs in a copy of the caller's context variables (Gradio's progress bar
+    lives in them) with its own :class:`~tools.cancel.CancelToken`. At the limit the token
+    is set, so the work stops at its next :func:`tools.cancel.check` (within about a
+    batch), and the caller gets the sentence at once; the stopped work's result is dropped.
     """
     if not limit_s or limit_s <= 0:
         return handler(ctx, inv)
     box: dict[str, Any] = {}
+    token = cancel.CancelToken()
 
     def work() -> None:
-        try:
-            box["result"] = handler(ctx, inv)
-        except BaseException as exc:  # handed to the caller's thread below
-            box["error"] = exc
+        with cancel.scope(token):
+            try:
+                box["result"] = handler(ctx, inv)
+            except BaseException as exc:  # handed to the caller's thread below
+                box["error"] = exc
+        if token.cancelled:
+            log.info("command %r stopped after its time limit (%s)", inv.verb,
+                     "at a cancel check" if isinstance(box.get("error"), cancel.Cancelled) else "it had finished")
 
     thread = threading.Thread(target=contextvars.copy_context().run, args=(work,),
                               name=f"command-{inv.verb}", daemon=True)
     thread.start()
     thread.join(limit_s)
     if thread.is_alive():
-        log.warning("command %r gave up after %.1f s; its worker finishes in the background", inv.verb, limit_s)
-        raise UserError(
-            f"`{inv.verb}` gave up after {limit_s:g} seconds, the time limit per command "
-            "(ASSISTANT_TIME_LIMIT_S); try shorter or fewer texts, or a smaller --sample / --n."
-        )
+        message = (f"`{inv.verb}` gave up after {limit_s:g} seconds, the time limit per command "
+                   "(ASSISTANT_TIME_LIMIT_S), and was stopped; try shorter or fewer texts, or a smaller "
+                   "--sample / --n.")
+        token.cancel(message)
+        log.warning("command %r gave up after %.1f s; its work stops at its next cancel check", inv.verb, limit_s)
+        raise UserError(message)
     if "error" in box:
         raise box["error"]
     return box["result"]
@@ -169,21 +180,7 @@ def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: An
 
 def chart_rows(chart: Any) -> int:
     """Rows of data an Altair chart embeds, over its layers and panels (each frame counted once)."""
-    frames: dict[int, int] = {}
-    stack = [chart]
-    while stack:
-        node = stack.pop()
-        data = getattr(node, "data", None)
-        if hasattr(data, "__len__") and hasattr(data, "columns"):
-            frames[id(data)] = len(data)
-        for attr in ("layer", "hconcat", "vconcat", "concat"):
-            parts = getattr(node, attr, None)
-            if isinstance(parts, list):
-                stack.extend(parts)
-        spec = getattr(node, "spec", None)
-        if spec is not None and hasattr(spec, "to_dict"):
-            stack.append(spec)
-    return sum(frames.values())
+    return sum(len(frame) for frame in chart_frames(chart))
 
 
 def limit_charts(result: Result, max_rows: int) -> Result:

@@ -28,8 +28,8 @@ import pandas as pd
 from markdown_it import MarkdownIt
 
 from assistant.sharing import permalink
-from assistant.spec import Turn
-from tools.results import Artifact, Chart, Result, Table, json_value
+from assistant.spec import FullTurn as Turn  # a turn with its full result (sharing.full_turns)
+from tools.results import Artifact, Chart, Result, Table, csv_text, json_value
 from tools.text import code, md
 
 log = logging.getLogger("assistant.export")
@@ -69,7 +69,7 @@ def markdown_zip(turns: Sequence[Turn], base: str = "", when: datetime | None = 
             lines += [f"> ⚠️ {md(w)}" for w in r.warnings]
             for index, table in enumerate(r.tables, start=1):
                 name = f"tables/{_stem(number, index, table.name)}.csv"
-                archive.writestr(name, table.frame.to_csv(index=False))
+                archive.writestr(name, csv_text(table.frame))
                 lines += ["", f"**{md(table.name)}** ({len(table.frame):,} rows; all of them in [{name}]({name}))",
                           "", pipe_table(table.frame, MD_ROWS), ""]
             for index, chart in enumerate(r.charts, start=1):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from assistant.dispatch import Reply
-from tools.results import Result
+from tools.results import Result, csv_text
 
 
 def terminal_text(reply: Reply, max_rows: int = 40) -> str:
@@ -32,17 +31,19 @@ def terminal_text(reply: Reply, max_rows: int = 40) -> str:
     return "\n".join(lines)
 
 
-def write_downloads(result: Result) -> list[str]:
-    """Write the result's tables (CSV), its JSON and its artifacts into a fresh temporary folder.
+def write_downloads(result: Result, folder: Path | str) -> list[str]:
+    """Write the result's tables (CSV, safe to open in a spreadsheet), its JSON and its artifacts into ``folder``.
 
+    ``folder`` is the conversation's own (``Session.downloads_dir``), deleted with it.
     File names come from the command and table names in the code, never from user text.
     """
-    folder = Path(tempfile.mkdtemp(prefix="assistant-"))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     for index, table in enumerate(result.tables):
         safe = "".join(ch if ch.isalnum() else "-" for ch in table.name).strip("-") or f"table{index}"
         path = folder / f"{result.command}-{index + 1}-{safe}.csv"
-        table.frame.to_csv(path, index=False)
+        path.write_text(csv_text(table.frame), encoding="utf-8")
         paths.append(str(path))
     path = folder / f"{result.command}.json"
     path.write_text(json.dumps(result.to_json(), indent=1))

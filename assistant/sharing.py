@@ -10,6 +10,7 @@ so every check and "did you mean" of the original command applies.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ import pandas as pd
 
 from assistant.options import Option
 from assistant.parsing import parse
-from assistant.spec import CommandSpec, Invocation, Turn
+from assistant.spec import CommandSpec, Context, FullTurn, Invocation, Turn
 from tools.config import Settings
 from tools.errors import UserError
+from tools.results import Result
 from tools.text import code, md
 
 #: Commands about the conversation itself; `again` skips them when it looks for the previous command.
@@ -84,6 +86,42 @@ def history_markdown(turns: Sequence[Turn], base: str, shown: int = 20) -> str:
     lines = [f"{i + 1}. [{md(t.line[:120])}]({permalink(base, t.line, t.model)})"
              for i, t in enumerate(turns) if i >= first]
     return "\n".join(lines)
+
+
+# --- full results for exports -----------------------------------------------------------
+
+def full_turns(ctx: Context, turns: Sequence[Turn]) -> list[FullTurn]:
+    """Each turn with its full result: the stored one for the latest replies, recomputed for the rest.
+
+    Commands are deterministic and encodings are cached, so a recomputed result equals the
+    one the visitor saw (its time is the original's). A turn that cannot run again (its
+    model or upload is gone) keeps its text, with a warning saying why; a conversation
+    command (`history`) keeps its text as it was.
+    """
+    out: list[FullTurn] = []
+    for index, turn in enumerate(turns):
+        result = ctx.session.stored(turn)
+        if result is None:
+            ctx.progress(index / max(1, len(turns)), f"recomputing {turn.command} ({index + 1} of {len(turns)})")
+            result = _recompute(ctx, turn)
+        out.append(FullTurn(turn.line, turn.model, result, turn.number))
+    return out
+
+
+def _recompute(ctx: Context, turn: Turn) -> Result:
+    """Run ``turn``'s command line again on its model, in a copy of the conversation."""
+    text_only = Result(turn.command, turn.text, settings=dict(turn.settings), model=turn.model,
+                       elapsed_ms=turn.elapsed_ms)
+    if turn.command in META:
+        return text_only
+    try:
+        inv = parse(turn.line, ctx.commands, ctx.settings)
+        session = dataclasses.replace(ctx.session, model=turn.model, history=[], turns=[])
+        result = ctx.commands[inv.verb].run(dataclasses.replace(ctx, session=session), inv)
+    except UserError as exc:
+        note = f"This turn could not be recomputed for the export ({exc}); its answer's text is as it was."
+        return dataclasses.replace(text_only, warnings=[note])
+    return dataclasses.replace(result, elapsed_ms=turn.elapsed_ms)
 
 
 # --- again ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.options import Option
+from assistant.session import MAX_TURNS, FullTurn, Session, Turn  # noqa: F401 - the conversation's shapes
 from tools.access import WEB, DataAccess
 from tools.config import Settings
 from tools.hub import LoadedModel, ModelHub
@@ -21,42 +22,6 @@ class Invocation:
     texts: list[str]
     options: dict[str, Any]
     line: str = ""
-
-
-#: How many replies a conversation keeps for `history` and `export` (older ones are dropped).
-MAX_TURNS = 50
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One answered command of a conversation: the line that ran, the conversation's model, the result."""
-
-    line: str
-    model: str
-    result: Result
-
-
-@dataclass
-class Session:
-    """One conversation's own state; never shared between users."""
-
-    model: str = ""
-    mlm_model: str = ""  # the page's masked-LM pick for `mask` ("" = ASSISTANT_MLM_MODEL)
-    uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data)
-    history: list[str] = field(default_factory=list)
-    last: Result | None = None
-    # --- sharing (issue 8) ---
-    turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history` and `export`
-    base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
-    rerun: str = ""  # set by `again`: the line it really ran, remembered in its place
-
-    def remember(self, line: str, result: Result) -> None:
-        """Record an answered command (``again`` records the command line it re-ran)."""
-        line, self.rerun = self.rerun or line, ""
-        self.history.append(line)
-        self.last = result
-        self.turns.append(Turn(line, self.model, result))
-        del self.turns[:-MAX_TURNS]
 
 
 @dataclass

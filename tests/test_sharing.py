@@ -19,8 +19,9 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 from assistant.export import html_page, markdown_zip, pipe_table
-from assistant.sharing import page_address, permalink
-from assistant.spec import Session
+from assistant.commands import TABLE
+from assistant.sharing import full_turns, page_address, permalink
+from assistant.spec import Context, Session
 from tests.conftest import ROOT, free_port
 
 CAT = "attend The cat sat on the mat --layer 1 --head 3"
@@ -135,9 +136,10 @@ def test_export_command_gives_a_zip_and_an_html_file(run):
     assert "nothing to export yet" in run("export").error
 
 
-def test_markdown_and_html_escape_user_text(run):
+def test_markdown_and_html_escape_user_text(run, hub):
     session = _conversation(run)
-    turns = [t for t in session.turns if t.result.command != "export"]
+    turns = full_turns(Context(session, hub, hub.settings, commands=TABLE),
+                       [t for t in session.turns if t.command != "export"])
     page = html_page(turns, session.base_url)
     assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
     assert "<script" not in page.lower() and " src='http" not in page and ' src="http' not in page
@@ -367,11 +369,12 @@ def test_permalink_runs_on_load_and_its_copy_link_reproduces_the_command(live_ap
 
 
 @pytest.mark.browser
-def test_exported_html_opens_offline_with_chart_image_and_table(run, browser, tmp_path):
+def test_exported_html_opens_offline_with_chart_image_and_table(run, hub, browser, tmp_path):
     session = Session()
     assert run(COMPARE, session).ok
     path = tmp_path / "conversation.html"
-    path.write_text(html_page(session.turns), encoding="utf-8")
+    path.write_text(html_page(full_turns(Context(session, hub, hub.settings, commands=TABLE), session.turns)),
+                    encoding="utf-8")
     page = browser.new_page()
     outside: list[str] = []
 

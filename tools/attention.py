@@ -20,7 +20,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from tools import charts
+from tools import cancel, charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
 from tools.results import Artifact, Chart, Result, Table
@@ -344,6 +344,7 @@ def attend(
     check_attention_layer(lm, layer)
     check_head(lm, head)
     enc, warnings = encode_one(lm, texts)
+    cancel.check()  # the model view's chart of every layer x head is the long part of a long text
     attn = enc.attentions.numpy()  # (L, H, T, T)
     pos = positions(lm, enc)
     scores = pattern_scores(attn, pos)

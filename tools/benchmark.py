@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools import charts, stsdata
+from tools import cancel, charts, stsdata
 from tools.access import WEB, DataAccess
 from tools.baselines import GLOVE_NAME, glove_average, input_embedding_average
 from tools.config import Settings
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
-from tools.results import Artifact, Chart, Result, Table, json_value
+from tools.results import Artifact, Chart, Result, Table, csv_text, json_value
 from tools.text import md
 from tools.timing import timed
 from tools.vectors import Pooling, available_poolings, encode, pool
@@ -88,6 +88,7 @@ def embed_sentences(
     parts[STATIC] = []
     truncated = 0
     for begin in range(0, n, CHUNK):
+        cancel.check()
         chunk = [sentences[i] for i in order[begin:begin + CHUNK]]
         encs = encode(lm, chunk)
         truncated += sum(1 for e in encs if e.dropped)
@@ -398,14 +399,14 @@ def _per_pair(frame: pd.DataFrame, systems: list[_System]) -> pd.DataFrame:
 def _artifacts(choices: dict[str, Any], scores: pd.DataFrame, edges: pd.DataFrame,
                per_pair: pd.DataFrame) -> list[Artifact]:
     buffer = io.StringIO()
-    per_pair.to_csv(buffer, index_label="pair")
+    buffer.write(csv_text(per_pair.rename_axis("pair").reset_index()))
     summary = {
         "settings": {k: json_value(v) for k, v in choices.items()},
         "scores": [{k: json_value(v) for k, v in row.items()} for row in scores.to_dict("records")],
         "edge_cases": [{k: json_value(v) for k, v in row.items()} for row in edges.to_dict("records")],
     }
     return [
-        Artifact("benchmark_scores.csv", scores.to_csv(index=False).encode(), "text/csv"),
+        Artifact("benchmark_scores.csv", csv_text(scores).encode(), "text/csv"),
         Artifact("benchmark_pairs.csv", buffer.getvalue().encode(), "text/csv"),
         Artifact("benchmark.json", json.dumps(summary, indent=2).encode(), "application/json"),
     ]

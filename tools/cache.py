@@ -88,6 +88,13 @@ class ByteLRU:
                 self._evicted += 1
             return True
 
+    def discard(self, key: Hashable) -> None:
+        """Drop the value under ``key``, if any (its bytes are freed from the cap)."""
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
     def clear(self) -> None:
         """Drop every value and reset the counters."""
         with self._lock:

@@ -48,6 +48,13 @@ class Settings:
     concurrency: int = _setting(2, "commands running at once in one app process", 1)
     cache_size: int = _setting(4096, "cached encodings per model", 0)
     cache_mb: int = _setting(256, "memory cap of each model's encoding cache, in MiB (0 turns it off)", 0)
+    results_mb: int = _setting(64, "memory cap of the latest replies' full results, all visitors together, in MiB "
+                                   "(older ones are recomputed when `export` needs them)", 0)
+    session_idle_s: float = _setting(1800.0, "seconds an idle conversation is kept on the server (its page "
+                                             "open or not)", 1)
+    closed_grace_s: float = _setting(60.0, "seconds a conversation is kept after its page closes (a dropped "
+                                           "connection that comes back within it loses nothing)", 0)
+    max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
     onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "

@@ -16,7 +16,7 @@ import torch
 from tools import charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
-from tools.results import Artifact, Chart, Result, Table
+from tools.results import Artifact, Chart, Result, Table, csv_text
 from tools.similarity import label
 from tools.timing import timed
 from tools.vectors import Encoded, Pooling, available_poolings, check_layer, sentence_vectors, truncation_warnings
@@ -153,7 +153,7 @@ def _artifacts(lm: LoadedModel, encs: list[Encoded], texts: Sequence[str], sente
     return [
         Artifact("sentence_vectors.npy", npy.getvalue()),
         Artifact("embeddings.safetensors", save_safetensors(tensors, metadata=metadata)),
-        Artifact("sentence_vectors.csv", sent_csv.to_csv(index=False).encode(), "text/csv"),
-        Artifact("token_vectors.csv", pd.concat(token_frames, ignore_index=True).to_csv(index=False).encode(),
+        Artifact("sentence_vectors.csv", csv_text(sent_csv).encode(), "text/csv"),
+        Artifact("token_vectors.csv", csv_text(pd.concat(token_frames, ignore_index=True)).encode(),
                  "text/csv"),
     ]

@@ -129,3 +129,32 @@ def json_value(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula, prefixed with ``'`` so it shows as text.
+
+    Numbers stay numbers (``-0.5`` is a value, not a formula); only strings are touched.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV with every text cell neutralised for spreadsheets (see :func:`csv_safe`).
+
+    Column names are user-visible too (a `weights` table is labelled by tokens), so they are
+    neutralised the same way; JSON downloads stay exact.
+    """
+    safe = frame.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
+            safe[column] = safe[column].map(csv_safe)
+    safe.columns = [csv_safe(str(c)) for c in safe.columns]
+    # CRLF rows (RFC 4180): a lone CR inside a cell is then quoted like a line break
+    return safe.to_csv(index=False, lineterminator="\r\n")

@@ -11,7 +11,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from tools import charts
+from tools import cancel, charts
 from tools.errors import UserError
 from tools.hub import LoadedModel, as_model
 from tools.projection.fit import (
@@ -91,6 +91,7 @@ def token_labels(tokens: Sequence[str], specials: set[str], prefix: str = "##", 
     """
     rows = []
     for token in tokens:
+        cancel.check()
         special = token in specials
         if prefix:
             subword = token.startswith(prefix) and token != prefix and not special

@@ -13,6 +13,15 @@
     turns: 0,
   });
 
+  // A full queue refuses the join request with 503: remember it, so the reply says so in one sentence.
+  const fetchFirst = window.fetch.bind(window);
+  window.fetch = async (...args) => {
+    const response = await fetchFirst(...args);
+    const url = String((args[0] && args[0].url) || args[0] || "");
+    if (response.status === 503 && url.includes("/queue/join")) A.busy = true;
+    return response;
+  };
+
   const log = () => document.querySelector("#conversation .log");
   const box = () => document.querySelector("#command-box textarea");
 
@@ -88,7 +97,10 @@
       const pending = log() && log().querySelector(".pending:last-child");
       if (pending) {
         pending.className = "reply error";
-        pending.textContent = "The server did not answer this one; your conversation is kept, try again.";
+        pending.textContent = A.busy
+          ? "The server is busy: its queue of waiting commands is full, so this one was not run; try again in a minute."
+          : "The server did not answer this one; your conversation is kept, try again.";
+        A.busy = false;
         pending.dataset.done = "1";
       }
       return [];

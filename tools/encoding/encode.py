@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tools import cancel
 from tools.encoding.cache import encoding_cache
 from tools.encoding.forward import forward_batch
 from tools.errors import UserError
@@ -124,6 +125,7 @@ def encode(
         order = sorted(range(len(missing)), key=lambda i: len(features[i].ids))
         per_item = lm.num_layers * lm.num_heads if attentions else 0
         for batch in _batches(order, [len(f.ids) for f in features], per_item):
+            cancel.check()  # a command past its time limit stops here and leaves the model's lock free
             for i, enc in zip(batch, _forward(lm, [features[i] for i in batch], attentions)):
                 key = missing[i]
                 found[key] = enc

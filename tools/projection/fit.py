@@ -16,9 +16,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from tools import cancel
 from tools.errors import UserError
 from tools.hub import LoadedModel
-from tools.results import Artifact, Table
+from tools.results import Artifact, Table, csv_text
 
 Progress = Callable[[float, str], None]
 
@@ -178,7 +179,10 @@ FITTERS: dict[Method, Callable[[np.ndarray, int], Fitted]] = {
 
 def fit(matrix: np.ndarray, method: Method, dims: int) -> Fitted:
     """Fit ``method`` on the rows of ``matrix`` and return their ``dims``-D coordinates."""
-    return FITTERS[method](np.asarray(matrix, dtype=np.float32), dims)
+    cancel.check()  # scikit-learn's t-SNE and umap-learn offer no hook inside their iterations
+    fitted = FITTERS[method](np.asarray(matrix, dtype=np.float32), dims)
+    cancel.check()
+    return fitted
 
 
 def axis_titles(fitted: Fitted, dims: int) -> list[str]:
@@ -213,7 +217,7 @@ def explained_sentence(fitted: Fitted) -> str:
 
 def downloads(command: str, frame: pd.DataFrame, chart: alt.TopLevelMixin) -> list[Artifact]:
     """The projected coordinates as CSV and the chart's Vega-Lite spec as JSON."""
-    csv = frame.to_csv(index=False).encode("utf-8")
+    csv = csv_text(frame).encode("utf-8")
     spec = json.dumps(chart.to_dict(), indent=1).encode("utf-8")
     return [Artifact(f"{command}-coordinates.csv", csv, "text/csv"),
             Artifact(f"{command}-chart.vl.json", spec, "application/json")]
