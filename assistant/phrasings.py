@@ -70,6 +70,11 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         'attribute the similarity between "A" and "B" to their tokens',
         'how much of the similarity of "A" and "B" comes from special tokens?',
         'integrated gradients for the similarity of "A" and "B"',
+        'which tokens make "A" and "B" close?',
+        'what makes these two sentences similar: "A", "B"',
+        'explain the similarity of "A" and "B"',
+        'which words contribute most to the cosine of "A" and "B"?',
+        'why does the model think "A" is like "B"?',
     ),
     "word": (
         'is "w" the same vector in "A" and "B"?',
@@ -191,13 +196,5 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "save the conversation as an HTML file",
         "can I keep a copy of these answers offline?",
         "give me a zip of everything we did",
-    ),
-    "why": (  # the `why` row (issue 18): used once the table has it
-        'why are "A" and "B" similar?',
-        'which tokens make "A" and "B" close?',
-        'what makes these two sentences similar: "A", "B"',
-        'explain the similarity of "A" and "B"',
-        'which words contribute most to the cosine of "A" and "B"?',
-        'why does the model think "A" is like "B"?',
     ),
 }

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from assistant.commands import COMMANDS, TABLE
-from assistant.dispatch import execute
 from assistant.parsing import parse
 from assistant.spec import Session
 from assistant.understanding import fill, is_question, slots, spoken, understand
