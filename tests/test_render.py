@@ -11,6 +11,7 @@ import pandas as pd
 
 from assistant.dispatch import Reply
 from assistant.render import terminal_text, write_downloads
+from assistant.spec import Session
 from assistant.reply_html import chart_hint, reply_payload
 from tools.results import Artifact, Chart, Result, Table
 from tools.text import code, md
@@ -81,14 +82,19 @@ def test_terminal_text_shows_tables():
     assert terminal_text(Reply("x", error="Nope.")) == "error: Nope."
 
 
-def test_downloads_are_csv_json_and_artifacts_in_a_fresh_folder():
-    paths = [Path(p) for p in write_downloads(sample_result())]
+def test_downloads_are_csv_json_and_artifacts_in_the_conversations_folder_freed_with_it():
+    session = Session()
+    paths = [Path(p) for p in write_downloads(sample_result(), session.downloads_dir(fresh=True))]
     assert {p.suffix for p in paths} == {".csv", ".json", ".npy"}
-    assert len({p.parent for p in paths}) == 1
+    assert {p.parent for p in paths} == {session.downloads_dir()}
     frame = pd.read_csv(paths[0])
     assert len(frame) == 30 and frame["text"][0] == HOSTILE
     assert json.loads(paths[1].read_text())["command"] == "compare"
-    assert write_downloads(sample_result())[0] != str(paths[0])  # a new folder each time
+    other = Session()
+    assert Path(write_downloads(sample_result(), other.downloads_dir(fresh=True))[0]).parent != paths[0].parent
+    session.close()
+    assert not paths[0].parent.exists() and Path(other.downloads).exists()  # each conversation's own folder
+    other.close()
 
 
 def test_the_page_says_how_to_use_a_chart_from_what_its_spec_declares(run):

@@ -19,6 +19,7 @@ import torch
 
 from assistant.spec import Session
 from tools.encoding import threads as threads_module
+from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.hub import LoadedModel
 from tools.models.names import ModelSource
 from tools.vectors import SINGLE_THREAD_TOKENS, clear_cache, encode
@@ -65,6 +66,9 @@ def _record(model: LoadedModel, passes: list[dict], monkeypatch) -> list:
 def recorded_passes(lm, monkeypatch):
     """Each pass of either model: its tokens, the thread count at its start and after every layer, its interval."""
     monkeypatch.setattr(threads_module, "max_threads", lambda: 2)
+    # The torch passes are the subject: once an earlier bulk batch has moved the default model to ONNX
+    # Runtime (its own thread pool, sized per session), its passes would not reach these hooks.
+    monkeypatch.setattr(lm.state, "backend", TorchBackend())
     other = tiny_model(lm)
     passes: list[dict] = []
     handles = _record(lm, passes, monkeypatch) + _record(other, passes, monkeypatch)
