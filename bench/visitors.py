@@ -94,7 +94,7 @@ async def visitor(browser, url: str, times: dict[str, list[float]], counts: dict
     context = await browser.new_context()
     page = await context.new_page()
     await page.goto(url)
-    await page.wait_for_function("window.assistant && document.querySelector('#command-box textarea')")
+    await page.wait_for_function("window.assistant && window.assistant.loaded === true")  # as tests.browsing.ready
     for n, line in enumerate(COMMANDS):
         box = page.locator("#command-box textarea")
         await box.fill(line)

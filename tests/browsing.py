@@ -88,11 +88,18 @@ class Reply:
         return self.count(".chart"), self.count(DRAWN)
 
 
+def ready(page, timeout: float = 240_000) -> None:
+    """Wait until the page has finished opening (its open event has run).
+
+    An Enter pressed before then can be lost, as a person's would; a person sees the page
+    settle first, so the tests wait for that too.
+    """
+    page.wait_for_function("() => window.assistant && window.assistant.loaded === true", timeout=timeout)
+
+
 def ask(page, line: str, timeout: float = 240_000) -> Reply:
     """Type ``line`` in the command box, press Enter, wait until its reply is shown and drawn."""
-    # Enter before the page has finished opening (its open event has run) would be lost, as a
-    # person's would; a person sees the page settle first, so the test waits for that too.
-    page.wait_for_function("() => window.assistant && window.assistant.loaded === true", timeout=timeout)
+    ready(page, timeout)
     before = page.locator(REPLIES).count()
     box = page.locator("#command-box textarea")
     box.fill(line)

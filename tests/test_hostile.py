@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import free_port
-from tests.browsing import DONE, REPLIES, ask, log_text
+from tests.browsing import DONE, REPLIES, ask, log_text, ready
 
 pytestmark = pytest.mark.browser
 
@@ -101,6 +101,7 @@ def test_a_hostile_file_name_shows_literally(live_app, browser, tmp_path):
     page = browser.new_page()
     watch = Watch(page)
     page.goto(live_app)
+    ready(page)
     page.locator("#upload input[type='file']").set_input_files(str(data))
     page.wait_for_function("document.querySelector('#command-box textarea').value.startsWith('benchmark --data')",
                            timeout=60_000)
@@ -161,6 +162,7 @@ def shared_app(hub, tmp_path_factory):
 
 
 def send(page, line: str) -> int:
+    ready(page)
     before = page.locator(REPLIES).count()
     box = page.locator("#command-box textarea")
     box.fill(line)

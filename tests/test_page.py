@@ -13,7 +13,7 @@ import re
 import pytest
 
 from assistant.commands import COMMANDS
-from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text
+from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text, ready
 
 pytestmark = pytest.mark.browser
 
@@ -188,6 +188,7 @@ def test_starters_and_command_buttons_put_work_one_click_away(live_app, browser)
     starters = page.locator("#conversation button.starter")
     assert starters.count() >= 5
     assert "paraphrases" in starters.first.inner_text()
+    ready(page)
     before = page.locator(REPLIES).count()
     starters.first.click()
     page.wait_for_function("n => document.querySelectorAll(\"#conversation .reply[data-done='1']\").length > n",
