@@ -1,1 +1,12 @@
-"""The conversation around the toolkit: parsing, the command table, rendering and the app."""
+"""The conversation around the toolkit.
+
+Lives here: ``commands`` (the command table, by family), ``parsing`` (a line -> an
+invocation, did-you-mean), ``understanding`` (a question in words -> a command line),
+``dispatch`` (run under limits; errors -> one sentence and a reference id), ``versus``
+(``--vs``: one command on two models), ``session``, ``store`` and ``visitors`` (what a
+conversation keeps, and when it is freed), ``conversation`` (again, history, export),
+``sharing`` (permalinks, exports), ``render`` (the page's payload, terminal text),
+``app`` (the Gradio page) and ``__main__`` (the command line).
+
+May import: ``tools`` and gradio (``app`` only); ``tools`` never imports this package.
+"""

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
 
-    from tools.config import Settings
+    from tools.core.config import Settings
 
     settings = Settings.from_env()
     model = getattr(args, "sub_model", None) or args.model
@@ -60,11 +60,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
 
     if args.action == "run":
+        from assistant.commands.spec import Session
         from assistant.dispatch import execute
-        from assistant.render import terminal_text
-        from assistant.spec import Session
-        from tools.access import DataAccess
-        from tools.hub import ModelHub
+        from assistant.render.terminal import terminal_text
+        from tools.benchmark.access import DataAccess
+        from tools.models.hub import ModelHub
 
         # the user owns this shell: `--data my.csv` reads their own file, relative to this folder
         reply = execute(args.command, Session(), ModelHub(settings), settings, access=DataAccess.local())
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _limit_flags(parser: argparse.ArgumentParser, *subparsers: argparse.ArgumentParser) -> None:
     """One flag per setting (``--max-chars`` for ASSISTANT_MAX_CHARS ...), before or after the action."""
-    from tools.config import Settings, parse_value
+    from tools.core.config import Settings, parse_value
 
     for f in dataclasses.fields(Settings):
         if f.name in ("model", "device"):

@@ -15,18 +15,19 @@ from typing import Any  # noqa: E402
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from assistant.commands import COMMANDS, TABLE  # noqa: E402
+from assistant.commands.spec import Context, Session  # noqa: E402
+from assistant.commands.table import COMMANDS, TABLE  # noqa: E402
 from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
-from assistant.export import export_artifacts  # noqa: E402
-from assistant.render import write_downloads  # noqa: E402
-from assistant.reply_html import reply_payload  # noqa: E402
-from assistant.sharing import META, full_turns, link_html, page_address, permalink  # noqa: E402
-from assistant.spec import Context, Session  # noqa: E402
+from assistant.render.terminal import write_downloads  # noqa: E402
+from assistant.render.html import reply_payload  # noqa: E402
+from assistant.render.vega import bundle_path  # noqa: E402
+from assistant.sharing.export import export_artifacts  # noqa: E402
+from assistant.sharing.links import META, full_turns, link_html, page_address, permalink  # noqa: E402
 from assistant.visitors import Visitors  # noqa: E402
-from assistant.vega import bundle_path  # noqa: E402
-from tools.config import Settings  # noqa: E402
-from tools.errors import UserError  # noqa: E402
-from tools.hub import ALIASES, EMBEDDED, ModelHub  # noqa: E402
+from tools.core.config import Settings  # noqa: E402
+from tools.core.errors import UserError  # noqa: E402
+from tools.models.hub import ModelHub
+from tools.models.names import ALIASES, EMBEDDED  # noqa: E402
 
 STATIC = Path(__file__).resolve().parent / "static"
 

@@ -1,6 +1,6 @@
 """The commands about the conversation itself: `again`, `history` and `export`.
 
-They reach the command table through the :class:`~assistant.spec.Context` they are given
+They reach the command table through the :class:`~assistant.commands.spec.Context` they are given
 (``ctx.commands``), so this module, `sharing` and `export` never import the table and
 there is no import cycle: ``commands -> conversation -> export -> sharing``.
 """
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from assistant.export import export_result
+from assistant.commands.spec import Context, Invocation
 from assistant.parsing import parse
-from assistant.sharing import (again_note, full_turns, history_markdown, history_table, merged_line,
-                               previous_line)
-from assistant.spec import Context, Invocation
-from tools.errors import UserError
-from tools.results import Result, Table
+from assistant.sharing.export import export_result
+from assistant.sharing.links import again_note, full_turns, history_markdown, history_table, merged_line, previous_line
+from tools.core.errors import UserError
+from tools.core.results import Result, Table
 
 
 def again(ctx: Context, inv: Invocation) -> Result:

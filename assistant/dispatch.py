@@ -3,8 +3,8 @@
 Each command's handler runs in a worker thread under the per-command time limit
 (``ASSISTANT_TIME_LIMIT_S``). When the limit passes, the reply says the command gave
 up and the app goes on serving. Python cannot stop a thread from outside, so the
-worker's :class:`~tools.cancel.CancelToken` is set: the toolkit's long loops call
-:func:`tools.cancel.check` between batches and stop at the next one, releasing the
+worker's :class:`~tools.core.cancel.CancelToken` is set: the toolkit's long loops call
+:func:`tools.core.cancel.check` between batches and stop at the next one, releasing the
 model's lock (t-SNE and UMAP fits have no such hook and finish their fit first). The
 worker's result is dropped and it cannot touch the conversation: handlers work on a
 copy of the :class:`Session`, merged back only when they finish in time.
@@ -18,21 +18,21 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands import TABLE
+from assistant.commands.spec import Context, Session
+from assistant.commands.table import TABLE
 from assistant.parsing import parse
-from assistant.spec import Context, Session
 from assistant.store import chart_frames
-from tools import cancel
 from assistant.understanding import is_question, understand
-from tools.access import WEB, DataAccess
-from tools.config import Settings
-from tools.errors import UserError
-from tools.hub import ModelHub
-from tools.results import Chart, Result, error_json
+from tools.benchmark.access import WEB, DataAccess
+from tools.core import cancel
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, error_json
+from tools.models.hub import ModelHub
 
 log = logging.getLogger("assistant")
 
@@ -75,7 +75,7 @@ def execute(
     Predictable mistakes come back as ``Reply.error`` with their sentence; any
     other exception is logged with its traceback and a reference id, and the
     user gets one sentence naming that id. The session keeps its state either way.
-    ``access`` says which files ``--data`` may read: :data:`tools.access.WEB` (data folders
+    ``access`` says which files ``--data`` may read: :data:`tools.benchmark.access.WEB` (data folders
     and uploads) unless the caller is the command line (:meth:`DataAccess.local`).
     """
     settings = settings or hub.settings
@@ -143,8 +143,8 @@ def run_limited(handler: Callable[[Context, Any], Result], ctx: Context, inv: An
     """Run ``handler`` in a worker thread; give up with a :class:`UserError` after ``limit_s`` seconds.
 
     The worker runs in a copy of the caller's context variables (Gradio's progress bar
-    lives in them) with its own :class:`~tools.cancel.CancelToken`. At the limit the token
-    is set, so the work stops at its next :func:`tools.cancel.check` (within about a
+    lives in them) with its own :class:`~tools.core.cancel.CancelToken`. At the limit the token
+    is set, so the work stops at its next :func:`tools.core.cancel.check` (within about a
     batch), and the caller gets the sentence at once; the stopped work's result is dropped.
     """
     if not limit_s or limit_s <= 0:

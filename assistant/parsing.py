@@ -11,11 +11,11 @@ import difflib
 import re
 from collections.abc import Mapping
 
-from assistant.spec import CommandSpec, Invocation
+from assistant.commands.spec import CommandSpec, Invocation
 from assistant.versus import refusal
-from tools.config import Settings
-from tools.errors import UserError
-from tools.text import code
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.text import code
 
 _OPTION = re.compile(r"--([A-Za-z][A-Za-z0-9_-]*)")
 

@@ -3,7 +3,7 @@
 A :class:`Turn` keeps the command line, the model, the settings, the time and the
 answer's text: a few hundred bytes. The full results of the latest replies live in the
 process-wide :mod:`assistant.store` under one byte cap; ``export`` recomputes anything
-older (:func:`assistant.sharing.full_turns`). Downloads are written into the
+older (:func:`assistant.sharing.links.full_turns`). Downloads are written into the
 conversation's own temporary folder (:meth:`Session.downloads_dir`), which
 :meth:`Session.close` deletes with the conversation's stored results.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.store import results
-from tools.results import Result, json_value
+from tools.core.results import Result, json_value
 
 #: How many answered commands a conversation lists for `history` and `export` (older ones are dropped).
 MAX_TURNS = 50

@@ -1,7 +1,7 @@
 """The latest replies' full results, for every visitor together, under one byte cap.
 
 A conversation's turns keep only small things (the command line, model, settings, the
-answer's text); the full :class:`~tools.results.Result` of its latest replies (tables,
+answer's text); the full :class:`~tools.core.results.Result` of its latest replies (tables,
 charts, downloads) lives here, so ``export`` finds them without recomputing. Past the
 cap (``ASSISTANT_RESULTS_MB``) the least recently stored go first, which are those of
 the longest idle conversations; anything not found is recomputed on demand (commands
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 
-from tools.cache import ByteLRU, CacheStats
-from tools.config import Settings
-from tools.results import Result
+from tools.core.cache import ByteLRU, CacheStats
+from tools.core.config import Settings
+from tools.core.results import Result
 
 #: Full results kept per conversation: its latest replies.
 KEEP_PER_SESSION = 2

@@ -16,14 +16,14 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from assistant.options import Option
-from assistant.spec import CommandSpec, Context, Handler, Invocation
-from tools import why_charts
-from tools.errors import UserError
+from assistant.commands.options import Option
+from assistant.commands.spec import CommandSpec, Context, Handler, Invocation
+from tools.charts import why as why_charts
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code, md
 from tools.models.hub import LoadedModel
 from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
-from tools.results import Chart, Result, Table
-from tools.text import code, md
 
 #: The commands that take ``--vs``.
 VERSUS = ("compare", "word", "tokenize", "attend", "neighbors", "why")

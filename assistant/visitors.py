@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from assistant.session import Session
-from tools.config import Settings
+from tools.core.config import Settings
 
 log = logging.getLogger("assistant.visitors")
 

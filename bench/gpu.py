@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
 from common import interleaved, machine, median, quiet_libraries, stsb_pairs, write  # noqa: I001
 
 
@@ -30,9 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     from scipy.stats import spearmanr
     from sentence_transformers import SentenceTransformer
 
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import Pooling, clear_cache, sentence_vectors
+    from tools.core.config import Settings
+    from tools.encoding.cache import clear_cache
+    from tools.encoding.pooling import Pooling, sentence_vectors
+    from tools.models.hub import ModelHub
 
     left, right, gold = stsb_pairs()
     sentences = left + right

@@ -40,10 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     from gradio_client import Client
 
     from assistant.app import CSS, build
-    from assistant.commands import COMMANDS
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import clear_cache
+    from assistant.commands.table import COMMANDS
+    from tools.core.config import Settings
+    from tools.encoding.cache import clear_cache
+    from tools.models.hub import ModelHub
 
     settings = Settings.from_env()
     hub = ModelHub(settings)

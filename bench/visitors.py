@@ -116,8 +116,9 @@ async def visitor(browser, url: str, times: dict[str, list[float]], counts: dict
 
 
 async def drive(url: str, visitors: int, wave: int) -> tuple[dict[str, list[float]], dict[str, int]]:
-    from playwright.async_api import async_playwright
     import shutil
+
+    from playwright.async_api import async_playwright
 
     times: dict[str, list[float]] = {}
     counts = {"sent": 0, "received": 0, "errors": 0}

@@ -38,12 +38,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=8)
     args = parser.parse_args()
     quiet_libraries()
-    from tools.models.hub import ModelHub
-    from tools.similarity import compare
     from tools.encoding.cache import clear_cache
     from tools.encoding.pooling import Pooling, sentence_vectors
-    from tools.attribution import similarity_attribution
-    from tools.why import why
+    from tools.models.hub import ModelHub
+    from tools.similarity.attribution import similarity_attribution
+    from tools.similarity.compare import compare
+    from tools.similarity.why import why
 
     lm = ModelHub().get("minilm")
     data = pairs(args.pairs)

@@ -17,8 +17,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 #: STS-B lives beside the project, never inside it.
 STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
 
-from tools.config import Settings  # noqa: E402
-from tools.hub import ModelHub  # noqa: E402
+from tools.core.config import Settings  # noqa: E402
+from tools.models.hub import ModelHub  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -36,8 +36,8 @@ def lm(hub):
 @pytest.fixture()
 def run(hub):
     """Run a command line in a fresh conversation and return the Reply."""
+    from assistant.commands.spec import Session
     from assistant.dispatch import execute
-    from assistant.spec import Session
 
     def _run(line: str, session: Session | None = None):
         return execute(line, session or Session(), hub, hub.settings)

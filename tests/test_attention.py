@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from tools import attention, charts, selfattn, syntax
+from tools import charts
+from tools.attention import patterns, selfattn, syntax
 
 CAT = "The cat sat on the mat"
 
@@ -121,26 +122,26 @@ def test_pattern_scores_of_an_identity_head_and_a_previous_token_head():
     previous[0, 0] = 1.0
     previous[np.arange(1, t), np.arange(t - 1)] = 1.0
     attn = np.stack([identity, previous])[None]  # (1 layer, 2 heads, T, T)
-    pos = attention.Positions(cls=[0], sep=[t - 1], text=list(range(1, t - 1)))
-    scores = attention.pattern_scores(attn, pos)
+    pos = patterns.Positions(cls=[0], sep=[t - 1], text=list(range(1, t - 1)))
+    scores = patterns.pattern_scores(attn, pos)
     ident, prev = scores.iloc[0], scores.iloc[1]
     assert (ident["self"], ident["previous"], ident["next"]) == (1.0, 0.0, 0.0)
     assert ident["to [CLS]"] == pytest.approx(1 / t, abs=1e-6) and ident["to [SEP]"] == pytest.approx(1 / t, abs=1e-6)
     assert (prev["self"], prev["previous"], prev["next"]) == (pytest.approx(1 / t, abs=1e-6), 1.0, 0.0)
     assert prev["to [CLS]"] == pytest.approx(2 / t, abs=1e-6)
     assert ident["entropy (bits)"] == pytest.approx(0.0, abs=1e-6)
-    best = attention.strongest(scores)
-    assert best[attention.Pattern.SELF][:2] == (1, 1)
-    assert best[attention.Pattern.PREVIOUS][:2] == (1, 2)
-    sentences = attention.describe_strongest(scores)
+    best = patterns.strongest(scores)
+    assert best[patterns.Pattern.SELF][:2] == (1, 1)
+    assert best[patterns.Pattern.PREVIOUS][:2] == (1, 2)
+    sentences = patterns.describe_strongest(scores)
     assert "layer 1 head 2 looks at the previous token, 1.00 on average" in sentences
 
 
 def test_uniform_attention_has_maximal_entropy_and_cls_reads_the_text():
     t = 8
     attn = np.full((1, 1, t, t), 1 / t)
-    pos = attention.Positions(cls=[0], sep=[t - 1], text=list(range(1, t - 1)))
-    row = attention.pattern_scores(attn, pos).iloc[0]
+    pos = patterns.Positions(cls=[0], sep=[t - 1], text=list(range(1, t - 1)))
+    row = patterns.pattern_scores(attn, pos).iloc[0]
     assert row["entropy (bits)"] == pytest.approx(3.0)
     assert row["[CLS] reads text"] == pytest.approx(6 / 8)
 
@@ -149,7 +150,7 @@ def test_block_aggregation_keeps_rows_summing_to_one():
     rng = np.random.default_rng(0)
     m = rng.random((100, 100))
     m /= m.sum(1, keepdims=True)
-    data = attention.chart_data([({"layer": i}, m) for i in range(72)], [str(i) for i in range(100)])
+    data = patterns.chart_data([({"layer": i}, m) for i in range(72)], [str(i) for i in range(100)])
     assert len(data.frame) <= charts.MAX_ROWS and "blocks" in data.note
     one = data.frame[data.frame["layer"] == 0]
     np.testing.assert_allclose(one.groupby("query")["weight"].sum(), 1.0, atol=1e-3)

@@ -14,11 +14,11 @@ import logging
 import pytest
 import torch
 
+from tools.encoding.encode import encode
 from tools.models import hub as hub_module
 from tools.models.backends import onnx_runtime as onnx_int8
 from tools.models.backends.onnx_runtime import OnnxBackend
 from tools.models.hub import model_by_key, quantize
-from tools.vectors import encode
 
 TEXTS = ["The cat sat on the mat.", "We sat on the river bank and watched the boats go by."]
 

@@ -13,15 +13,16 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
 from tests.conftest import STSB_DIR
-from tools import benchmark as bm
-from tools import stsdata
-from tools.config import Settings
-from tools.errors import UserError
-from tools.text import md
-from tools.vectors import Pooling
+from tools.benchmark import data as stsdata
+from tools.benchmark import metrics
+from tools.benchmark import run as bm
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.text import md
+from tools.encoding.pooling import Pooling
 
 pytestmark = pytest.mark.skipif(not (STSB_DIR / "sts-dev.tsv").is_file(), reason="STS-B not found beside the project")
 
@@ -211,7 +212,7 @@ def test_spearman_and_pearson_equal_scipys_on_the_same_vectors(lm, dev):
     a = emb.vectors["mean"][frame["sentence1"].map(where)]
     b = emb.vectors["mean"][frame["sentence2"].map(where)]
     cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
-    ours = bm.correlations(bm.pair_cosines(emb.vectors["mean"], frame["sentence1"].map(where).to_numpy(),
+    ours = metrics.correlations(metrics.pair_cosines(emb.vectors["mean"], frame["sentence1"].map(where).to_numpy(),
                                            frame["sentence2"].map(where).to_numpy()), frame["score"].to_numpy())
     assert ours["spearman"] == pytest.approx(100 * stats.spearmanr(cosine, frame["score"]).statistic, rel=1e-5)
     assert ours["pearson"] == pytest.approx(100 * stats.pearsonr(cosine, frame["score"]).statistic, rel=1e-5)
@@ -221,13 +222,13 @@ def test_the_threshold_is_the_best_f1_cut_and_reported_with_its_metrics():
     rng = np.random.default_rng(0)
     gold = rng.uniform(0, 5, 200)
     cosine = gold / 5 + rng.normal(0, 0.15, 200)
-    found = bm.threshold_metrics(cosine, gold, 4.0)
+    found = metrics.threshold_metrics(cosine, gold, 4.0)
     truth = gold >= 4.0
     best = max(f1_score(truth, cosine >= t) for t in cosine)
     assert found["f1"] == pytest.approx(best)
     assert found["f1"] == pytest.approx(f1_score(truth, cosine >= found["threshold"]))
     assert found["accuracy"] == pytest.approx(np.mean((cosine >= found["threshold"]) == truth))
-    assert np.isnan(bm.threshold_metrics(cosine, gold, 6.0)["f1"])  # no paraphrase at all: nothing to find
+    assert np.isnan(metrics.threshold_metrics(cosine, gold, 6.0)["f1"])  # no paraphrase at all: nothing to find
 
 
 def test_every_sentence_is_encoded_once_per_model_for_all_poolings(lm, dev, monkeypatch):
@@ -316,7 +317,7 @@ def _tiny_bert(folder, tokenizer) -> None:
 
 
 def test_two_models_are_scored_side_by_side_each_with_the_poolings_it_has(lm, tmp_path):
-    from tools.hub import ModelHub
+    from tools.models.hub import ModelHub
 
     _tiny_bert(tmp_path / "models" / "tiny-bert", lm.tokenizer)
     settings = Settings(model_roots=str(tmp_path / "models"), data_dir=str(STSB_DIR), time_limit_s=0)

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
-from tools import cancel
-from tools.config import Settings
+from tools.core import cancel
+from tools.core.config import Settings
 
 COMPARE = "compare A cat sat on the mat. | A kitten sat on the rug."
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from tools import similarity
+from tools.similarity import compare as similarity
 
 SURVEY = (
     "In 1995, the last survey, those numbers were equal.",

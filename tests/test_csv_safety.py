@@ -9,8 +9,8 @@ import zipfile
 
 import pandas as pd
 
-from assistant.render import write_downloads
-from tools.results import csv_text
+from assistant.render.terminal import write_downloads
+from tools.core.results import csv_text
 
 HOSTILE = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+2", "-2+3", "@SUM(A1:A2)", "\tTAB=1", "\rCR=1"]
 

@@ -18,13 +18,14 @@ import pandas as pd
 import pytest
 from gradio_client import Client
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
 from tests.conftest import ROOT
-from tools import stsdata
-from tools.access import WEB, DataAccess
-from tools.config import Settings
-from tools.errors import UserError
+from tools.benchmark import data as stsdata
+from tools.benchmark import files
+from tools.benchmark.access import WEB, DataAccess
+from tools.core.config import Settings
+from tools.core.errors import UserError
 
 PAIRS = pd.DataFrame({
     "sentence1": ["A man plays a guitar.", "A cat sleeps.", "The sky is blue.", "A woman cuts onions.",
@@ -106,7 +107,7 @@ def test_the_datasets_path_maps_the_hub_copys_columns_and_scales_its_scores(tmp_
     hub_copy = PAIRS.assign(score=PAIRS["score"] / 5.0)  # sentence-transformers/stsb scores run 0-1
     hub_copy.to_parquet(tmp_path / "validation.parquet")
     pairs = stsdata.from_datasets(stsdata.Split.DEV, data_files=tmp_path / "validation.parquet")
-    assert list(pairs.frame.columns) == stsdata.COLUMNS
+    assert list(pairs.frame.columns) == files.COLUMNS
     assert pairs.frame["sentence1"].tolist() == PAIRS["sentence1"].tolist()
     assert pairs.frame["score"].to_numpy() == pytest.approx(PAIRS["score"].to_numpy(), rel=1e-12)
     assert pairs.source.startswith("stsb-dev")

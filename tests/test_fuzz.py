@@ -14,12 +14,13 @@ import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from assistant.commands import COMMANDS, TABLE
+from assistant.commands.spec import Session
+from assistant.commands.table import COMMANDS, TABLE
 from assistant.dispatch import execute
-from assistant.reply_html import reply_payload
-from assistant.spec import Session
+from assistant.render.html import reply_payload
 
 VERBS = sorted(TABLE)
 OPTION_NAMES = sorted({o.name for spec in COMMANDS for o in spec.options} | {"x", "layer-", "LAYER", "Pool"})

@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.conftest import free_port
 from tests.browsing import DONE, REPLIES, ask, log_text, ready
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +125,7 @@ def shared_app(hub, tmp_path_factory):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     from assistant.app import build, launch_options
-    from tools.hub import ModelHub
+    from tools.models.hub import ModelHub
 
     root = tmp_path_factory.mktemp("models")
     folder = root / "tiny"

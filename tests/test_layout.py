@@ -72,3 +72,38 @@ def test_there_is_no_import_cycle():
     for module in sorted(graph):
         if module not in state and (cycle := visit(module)):
             pytest.fail("import cycle: " + " -> ".join(cycle))
+
+
+def _packages() -> list[Path]:
+    return sorted(p.parent for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py"))
+
+
+@pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_package_says_what_lives_in_it_and_what_it_may_import(package):
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    members = sorted({p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+                     | {p.name for p in package.iterdir() if (p / "__init__.py").is_file()})
+    unnamed = [m for m in members if f"``{m}``" not in doc and f"``{m}/``" not in doc and f".{m}`" not in doc]
+    assert unnamed == [], f"{package.name}/__init__.py does not name {unnamed}"
+    assert "May import" in doc
+
+
+def test_no_source_module_is_over_400_lines():
+    long = {str(p.relative_to(ROOT)): n for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 400}
+    assert long == {}
+
+
+def test_core_and_charts_import_nothing_that_computes():
+    """``tools.core`` imports only itself; ``tools.charts`` only itself and ``tools.core`` (DESIGN.md)."""
+    graph = _graph()
+    allowed = {"tools.core": ("tools.core",), "tools.charts": ("tools.core", "tools.charts")}
+    offenders = {m: sorted(d for d in deps if not d.startswith(allowed[p]))
+                 for p in allowed for m, deps in graph.items() if m.startswith(p)}
+    assert {m: d for m, d in offenders.items() if d} == {}
+
+
+def test_the_readme_layout_names_every_package():
+    layout = (ROOT / "README.md").read_text().split("## Layout", 1)[1].split("```")[1]
+    missing = [str(p.relative_to(ROOT)) for p in _packages() if p.parent != ROOT and f"{p.name}/" not in layout]
+    assert missing == []

@@ -13,12 +13,12 @@ import threading
 
 import pytest
 
-from assistant.commands import TABLE
+from assistant.commands.spec import CommandSpec, Session
+from assistant.commands.table import TABLE
 from assistant.dispatch import chart_rows, execute
-from assistant.spec import CommandSpec, Session
 from tests.conftest import ROOT, STSB_DIR
-from tools.config import Settings
-from tools.hub import ModelHub
+from tools.core.config import Settings
+from tools.models.hub import ModelHub
 
 
 class NoModelHub(ModelHub):
@@ -111,7 +111,7 @@ def slow_command(monkeypatch):
         release.wait(60)
         ctx.session.model = "switched-by-the-abandoned-command"
         finished.set()
-        from tools.results import Result
+        from tools.core.results import Result
         return Result("sleepy", "done")
 
     spec = CommandSpec("sleepy", "waits", "sleepy", ("sleepy",), handler)

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.masking import ATTENTION_ROWS, MAX_MASKS, mask, masked_lm_head
 from tools.models import loading as loading_module
-from tools.config import Settings
-from tools.errors import UserError
-from tools.hub import ModelHub
-from tools.masking import ATTENTION_ROWS, MAX_MASKS, masked_lm_head, mask
+from tools.models.hub import ModelHub
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = "the a cat dog sat on mat rug house car ran big small red blue and is was in of to it he she they".split()
@@ -303,3 +303,22 @@ def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
     assert _comparable(cli) == _comparable(python)
     assert handler["interpreted_as"] == cli["interpreted_as"] == f"mask {text} --top 4 --model tiny-mlm"
 
+
+
+def test_every_mask_example_in_help_answers_where_a_masked_lm_model_is_at_hand(tiny_hub):
+    """The page test runs every other example; `mask` needs a masked-LM model, which only the tests build here.
+    An example naming a hub model (``--model bert-small``) gets the one offline sentence, never a traceback."""
+    from assistant.commands.table import TABLE
+
+    for line in TABLE["mask"].examples:
+        reply = execute(line, Session(), tiny_hub, tiny_hub.settings)
+        if "--model " in line:
+            assert not reply.ok and "bert-small" in reply.error and "\n" not in reply.error.strip(), reply.error
+            assert "Traceback" not in reply.error
+            continue
+        assert reply.ok, (line, reply.error)
+        assert reply.result.model == "tiny-mlm"  # MiniLM has no masked-LM head: the fallback answered
+        assert reply.result.tables and reply.result.tables[0].frame.shape[0] >= 1
+        if "--why" in line:
+            assert any("contribution" in t.frame.columns or "attribution" in t.frame.columns
+                       for t in reply.result.tables), [t.name for t in reply.result.tables]

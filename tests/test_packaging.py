@@ -60,7 +60,8 @@ def installed(wheel, tmp_path_factory) -> Path:
 def test_the_wheel_holds_both_packages_the_page_assets_and_the_pinned_dependencies(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "assistant/static/page.js" in names and "assistant/static/page.css" in names
-    assert "tools/hub.py" in names and "assistant/__main__.py" in names
+    sources = {str(f.relative_to(ROOT)) for pkg in ("tools", "assistant") for f in (ROOT / pkg).rglob("*.py")}
+    assert sources - set(names) == set()  # every module of every subpackage, not only the top level
     assert not any(n.startswith(("tests/", "bench/", "spaces/")) for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     metadata = zipfile.ZipFile(wheel).read(meta).decode()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.commands import TABLE
+from assistant.commands.table import TABLE
 from assistant.parsing import parse
-from tools.config import Settings
-from tools.errors import UserError
+from tools.core.config import Settings
+from tools.core.errors import UserError
 
 
 def p(line: str, **settings):

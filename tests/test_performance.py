@@ -8,11 +8,14 @@ import pytest
 import torch
 
 from tests.conftest import STSB_DIR
-from tools.cache import ByteLRU
-from tools.config import Settings
-from tools.hub import ModelHub, split_fast
-from tools.vectors import (Pooling, ThreadChooser, cache_stats, clear_cache, encode, encoding_cache,
-                           sentence_vectors)
+from tools.core.cache import ByteLRU
+from tools.core.config import Settings
+from tools.encoding.cache import cache_stats, clear_cache, encoding_cache
+from tools.encoding.encode import encode
+from tools.encoding.pooling import Pooling, sentence_vectors
+from tools.encoding.threads import ThreadChooser
+from tools.models.hub import ModelHub
+from tools.models.names import split_fast
 
 TEXTS = ["A man is playing a guitar.", "The bank raised its rates.", "A man is playing a guitar.",
          "We sat on the river bank and watched the boats go by all afternoon.", "Hi"]
@@ -165,7 +168,7 @@ def test_fast_path_is_off_by_default_and_named_when_on(hub, lm, fast_lm, run):
     assert type(fast_lm.encoder.encoder.layer[0].intermediate.dense) is not torch.nn.Linear
     reply = run("compare A cat sat. | A kitten sat.")
     assert reply.ok and reply.result.model == "minilm" and "int8" not in reply.result.text
-    from assistant.spec import Session
+    from assistant.commands.spec import Session
 
     fast_reply = run("compare A cat sat. | A kitten sat.", Session(model="minilm:int8"))
     assert fast_reply.ok and fast_reply.result.model == "minilm:int8" and "minilm:int8" in fast_reply.result.text
@@ -194,8 +197,8 @@ def test_fast_path_stays_within_its_tolerance(lm, fast_lm):
 
 
 def test_fast_path_refused_on_a_gpu_request_names_cpu(hub):
-    from tools.errors import UserError
-    from tools.hub import quantize
+    from tools.core.errors import UserError
+    from tools.models.hub import quantize
 
     class FakeGpu:
         device = torch.device("meta")
@@ -205,7 +208,7 @@ def test_fast_path_refused_on_a_gpu_request_names_cpu(hub):
 
 
 def test_every_command_on_the_fast_path_answers_or_refuses_in_one_sentence(fast_lm, run):
-    from assistant.spec import Session
+    from assistant.commands.spec import Session
 
     session = Session(model="minilm:int8")
     model = run("model", session)

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from tools import charts, projection, vocab
-from tools.errors import UserError
+from tools import charts, projection
+from tools.core.errors import UserError
+from tools.projection import vocab
 
 PARAPHRASES = ("In 1995, the last survey, those numbers were equal. | "
                "The last time the survey was conducted, in 1995, those numbers matched.")
@@ -56,7 +57,7 @@ def test_pca_matches_scikit_learn_and_the_svd():
 
 
 def test_project_tokens_pca_equals_scikit_learn_on_the_same_tokens(lm):
-    from tools.vectors import encode
+    from tools.encoding.encode import encode
 
     result = projection.project(lm, PARAPHRASES.split(" | "))
     table = result.table("coordinates")
@@ -150,8 +151,8 @@ def test_vocab_chart_stays_under_the_row_limit_and_says_it_sampled(lm, n):
 
 
 def test_vocab_30000_through_the_command_line_reports_progress(hub):
+    from assistant.commands.spec import Session
     from assistant.dispatch import execute
-    from assistant.spec import Session
 
     steps = []
     reply = execute("vocab --n 30000 --dims 3", Session(), hub, progress=lambda f, m: steps.append((f, m)))

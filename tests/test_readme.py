@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.commands import COMMANDS
+from assistant.commands.table import COMMANDS
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -24,7 +24,7 @@ def test_ci_runs_the_readme_test_command():
 def test_every_setting_is_documented():
     from dataclasses import fields
 
-    from tools.config import Settings
+    from tools.core.config import Settings
 
     for f in fields(Settings):
         assert f"`ASSISTANT_{f.name.upper()}`" in README, f.name

@@ -9,12 +9,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from assistant.commands.spec import Session
 from assistant.dispatch import Reply
-from assistant.render import terminal_text, write_downloads
-from assistant.spec import Session
-from assistant.reply_html import chart_hint, reply_payload
-from tools.results import Artifact, Chart, Result, Table
-from tools.text import code, md
+from assistant.render.terminal import terminal_text, write_downloads
+from assistant.render.html import chart_hint, reply_payload
+from tools.core.results import Artifact, Chart, Result, Table
+from tools.core.text import code, md
 
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> ![x](http://evil.example/a.png) [go](javascript:alert(3))"
 

@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from assistant.commands import TABLE
+from assistant.commands.spec import CommandSpec, Session
+from assistant.commands.table import TABLE
 from assistant.dispatch import execute
-from assistant.spec import CommandSpec, Session
 from tests.conftest import ROOT, free_port
-from tools.config import Settings
-from tools.hub import ModelHub
+from tools.core.config import Settings
+from tools.models.hub import ModelHub
 
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a", "dog"]
 

@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.commands import TABLE
+from assistant.commands.spec import Context
+from assistant.commands.table import TABLE
 from assistant.session import Session
-from assistant.sharing import full_turns
-from assistant.spec import Context
+from assistant.sharing.links import full_turns
 from assistant.store import ResultStore, result_nbytes, results
 from tests.browsing import ask
 from tests.conftest import free_port
-from tools.config import Settings
-from tools.results import Result
+from tools.core.config import Settings
+from tools.core.results import Result
 
 
 def _results_in(obj, seen=None) -> int:

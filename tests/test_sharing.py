@@ -8,8 +8,8 @@ import json
 import os
 import subprocess
 import sys
-import time
 import threading
+import time
 import urllib.request
 import zipfile
 from collections.abc import Callable
@@ -18,10 +18,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from assistant.export import html_page, markdown_zip, pipe_table
-from assistant.commands import TABLE
-from assistant.sharing import full_turns, page_address, permalink
-from assistant.spec import Context, Session
+from assistant.commands.spec import Context, Session
+from assistant.commands.table import TABLE
+from assistant.sharing.export import html_page, markdown_zip, pipe_table
+from assistant.sharing.links import full_turns, page_address, permalink
 from tests.conftest import ROOT, free_port
 
 CAT = "attend The cat sat on the mat --layer 1 --head 3"
@@ -167,16 +167,17 @@ def GPU(fn, duration=None):
 
 PROBE = """
 import spaces
-from tools import vectors
-from tools.hub import ModelHub
-from tools.config import Settings
-vectors.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
-print(vectors.forward_batch.__name__, spaces.calls)
+from tools.encoding import encode, forward
+from tools.models.hub import ModelHub
+from tools.core.config import Settings
+encode.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
+print(forward.forward_batch.__name__, spaces.calls)
 """
 
 
 def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_is_installed(tmp_path):
-    from tools import gpu, vectors
+    from tools.encoding import forward as vectors
+    from tools.models import gpu
 
     def forward():
         return "ran"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from tools import static, words
-from tools.vectors import Pooling, cosine_matrix, sentence_vectors
+from tools.encoding.pooling import Pooling, cosine_matrix, sentence_vectors
+from tools.similarity import static, words
 
 RIVER = "We sat on the river bank and watched the water."
 MONEY = "I deposited my salary at the Bank this morning."

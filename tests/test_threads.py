@@ -17,12 +17,14 @@ import time
 import pytest
 import torch
 
-from assistant.spec import Session
+from assistant.commands.spec import Session
 from tools.encoding import threads as threads_module
+from tools.encoding.cache import clear_cache
+from tools.encoding.encode import encode
+from tools.encoding.threads import SINGLE_THREAD_TOKENS
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.hub import LoadedModel
 from tools.models.names import ModelSource
-from tools.vectors import SINGLE_THREAD_TOKENS, clear_cache, encode
 
 LONG = ("In the early morning the fishermen pushed their boats into the grey water, counting the nets and "
         "calling to each other across the harbour while the gulls circled overhead")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
-from assistant.vega import vegalite_version
+from assistant.render.vega import vegalite_version
 from assistant.versus import VERSUS
 from tests.test_masking import build_tiny
-from tools.config import Settings
+from tools.core.config import Settings
 from tools.models.hub import ModelHub
 
 A, B = "A man plays guitar.", "Someone is playing an instrument."

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 import torch
 
+from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from assistant.spec import Session
 from tests.test_masking import build_tiny
-from tools.config import Settings
-from tools.models.hub import ModelHub
-from tools.similarity import compare
+from tools.core.config import Settings
 from tools.encoding.cache import clear_cache
-from tools.why import why
-from tools.why_math import integrated_gradients, integrated_gradients_to, pair_contributions, shares
+from tools.models.hub import ModelHub
+from tools.similarity.compare import compare
+from tools.similarity.why import why
+from tools.similarity.why_math import integrated_gradients, integrated_gradients_to, pair_contributions, shares
 
 PAIRS = [
     ("A man plays guitar.", "Someone is playing an instrument."),

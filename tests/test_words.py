@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from tools import words
-from tools.vectors import Pooling, sentence_vectors
+from tools.encoding.pooling import Pooling, sentence_vectors
+from tools.similarity import words
 
 RIVER_1 = "We sat on the river bank and watched the water."
 RIVER_2 = "The boat drifted slowly towards the muddy bank of the river."
@@ -312,7 +312,7 @@ def test_word_runs_from_the_command_line_with_json():
 
 @pytest.mark.parametrize("verb", ["word", "embed", "static", "neighbors"])
 def test_every_example_of_the_issue_3_commands_works(run, verb):
-    from assistant.commands import TABLE
+    from assistant.commands.table import TABLE
 
     for example in TABLE[verb].examples:
         reply = run(example)

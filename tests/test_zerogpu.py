@@ -2,7 +2,7 @@
 
 ``spaces.GPU`` (0.51) runs a decorated function in a forked worker and passes its
 arguments and result through queues by pickle. Here a stand-in does exactly that
-to every function ``tools.gpu`` decorated: each call forks a worker, sends the
+to every function ``tools.models.gpu`` decorated: each call forks a worker, sends the
 arguments through a ``multiprocessing`` queue and reads the result back through
 another. Every command must give the same reply through it as without it, and the
 bytes that cross are recorded: token ids and a model's key go in, states come out,
@@ -23,9 +23,10 @@ import pytest
 import torch
 
 from tests.conftest import STSB_DIR
-from tools import gpu
 from tools.encoding import threads as threads_module
-from tools.vectors import clear_cache, encode
+from tools.encoding.cache import clear_cache
+from tools.encoding.encode import encode
+from tools.models import gpu
 
 #: The most a call's arguments may weigh: ids, masks and a key (MiniLM's weights are about 90 MB).
 MAX_ARGUMENT_BYTES = 64 * 1024
@@ -94,7 +95,7 @@ def one_thread(monkeypatch):
 def _install(monkeypatch) -> ForkedGPU:
     """Every ``@gpu`` function replaced, wherever it was imported, by the forked-worker stand-in."""
     stand_in = ForkedGPU()
-    assert gpu.BOUNDARY, "no function is decorated with tools.gpu.gpu"
+    assert gpu.BOUNDARY, "no function is decorated with tools.models.gpu.gpu"
     for fn in gpu.BOUNDARY:
         wrapped = stand_in(fn, duration=_duration_of(fn))
         for module in list(sys.modules.values()):
@@ -123,8 +124,8 @@ def _fresh(hub) -> None:
 
 def _reply_json(hub, lines: list[str]) -> list[dict]:
     """Each line's reply as JSON (without its time), run in one conversation with every cache empty."""
+    from assistant.commands.spec import Session
     from assistant.dispatch import execute
-    from assistant.spec import Session
 
     settings = dataclasses.replace(hub.settings, data_dir=str(STSB_DIR))
     _fresh(hub)
@@ -150,7 +151,7 @@ def _same_replies(hub, lines, monkeypatch) -> ForkedGPU:
 
 
 def _examples() -> list[str]:
-    from assistant.commands import TABLE
+    from assistant.commands.table import TABLE
 
     specs = list({id(s): s for s in TABLE.values()}.values())
     return [e for s in specs for e in s.examples]
@@ -204,7 +205,7 @@ def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thr
 
 
 def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_thread, capsys):
-    from assistant.spec import Session
+    from assistant.commands.spec import Session
 
     lines = ["compare A man is playing a guitar. | Someone plays an instrument.", "attend The cat sat on the mat."]
     if (STSB_DIR / "sts-dev.tsv").is_file():
@@ -248,7 +249,7 @@ def test_every_example_of_every_command_answers_the_same_through_the_boundary(hu
 def test_fill_mask_answers_the_same_through_the_boundary(tmp_path, monkeypatch, one_thread):
     """``mask`` crosses with its own boundary function (ids, mask positions, a key) on a tiny masked-LM model."""
     from tests.test_masking import build_tiny
-    from tools.config import Settings
+    from tools.core.config import Settings
     from tools.models.hub import ModelHub
 
     build_tiny(tmp_path / "tiny-mlm")

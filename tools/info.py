@@ -9,9 +9,9 @@ import pandas as pd
 import torch
 
 from tools import charts
-from tools.hub import LoadedModel, as_model
-from tools.results import Chart, Result, Table
-from tools.timing import timed
+from tools.core.results import Chart, Result, Table
+from tools.core.timing import timed
+from tools.models.hub import LoadedModel, as_model
 
 
 def weights(encoder: torch.nn.Module) -> Iterator[tuple[str, int]]:

@@ -2,7 +2,7 @@
 
 Integrated gradients of the top fill's logit at the mask's position, over the input
 tokens' word embeddings, against the same sentence with its words blanked out
-(special tokens and masks kept; :mod:`tools.attribution`). The completeness check
+(special tokens and masks kept; :mod:`tools.similarity.attribution`). The completeness check
 (attributions sum vs the logit minus the baseline's logit) is reported.
 """
 
@@ -13,12 +13,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from tools import masking, why_charts
-from tools.attribution import BASELINE, logit_attribution
+from tools import masking
+from tools.charts import why as why_charts
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code
 from tools.models.hub import LoadedModel, ModelHub, default_hub
-from tools.results import Chart, Result, Table
-from tools.text import code
-from tools.why import token_kind
+from tools.similarity.attribution import BASELINE, logit_attribution
+from tools.similarity.why import token_kind
 
 #: Masks explained per command (each one is a full integrated-gradients run).
 MAX_EXPLAINED = 3

@@ -18,15 +18,15 @@ import pandas as pd
 import torch
 
 from tools import charts
-from tools.errors import UserError
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code, md
+from tools.core.timing import timed
 from tools.encoding.threads import threads_for
-from tools.gpu import gpu
+from tools.models.gpu import gpu
 from tools.models.hub import LoadedModel, ModelHub, default_hub, model_by_key
 from tools.models.mlm_head import MaskedLMHead, masked_lm_head
 from tools.models.names import resolve
-from tools.results import Chart, Result, Table
-from tools.text import code, md
-from tools.timing import timed
 
 #: The most masks one command fills (each extra mask costs one forward pass in the joint filling).
 MAX_MASKS = 10

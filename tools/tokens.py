@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 from tools import charts
-from tools.errors import UserError
-from tools.hub import LoadedModel, as_model
-from tools.results import Chart, Result, Table
-from tools.timing import timed
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.timing import timed
+from tools.models.hub import LoadedModel, as_model
 
 PADDING = ("longest", "max_length")
 

@@ -7,6 +7,9 @@
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
 likeliest command lines when the question is not clear enough to act on.
+
+May import: ``tools``, ``assistant.commands``, ``assistant.parsing``, ``assistant.sharing.links``;
+never ``assistant.app`` or ``assistant.render``.
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from assistant.commands.spec import CommandSpec, Invocation, Session
 from assistant.parsing import parse
-from assistant.sharing import META, merged_line, previous_line
-from assistant.spec import CommandSpec, Invocation, Session
+from assistant.sharing.links import META, merged_line, previous_line
 from assistant.understanding import fill, router, slots, spoken
-from tools.config import Settings
-from tools.errors import UserError
-from tools.hub import ModelHub
-from tools.text import code
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.text import code
+from tools.models.hub import ModelHub
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"

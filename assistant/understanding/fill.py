@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from assistant.spec import CommandSpec
 import assistant.understanding.slots as slots_mod
 import assistant.understanding.spoken as spoken
+from assistant.commands.spec import CommandSpec
 from assistant.understanding.slots import Slots
-from tools.errors import UserError
-from tools.text import code
+from tools.core.errors import UserError
+from tools.core.text import code
 
 _PHRASING_WORD = re.compile(r"[A-Za-z][\w'-]*")
 #: Rows whose first text is a word and the rest sentences that contain it.

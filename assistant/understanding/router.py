@@ -15,11 +15,13 @@ from dataclasses import dataclass
 import torch
 from sentence_transformers import util
 
-from assistant.spec import CommandSpec
 import assistant.understanding.spoken as spoken
+from assistant.commands.spec import CommandSpec
 from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
-from tools.hub import LoadedModel, ModelHub, split_fast
-from tools.vectors import Pooling, sentence_vectors, threads_for
+from tools.encoding.pooling import Pooling, sentence_vectors
+from tools.encoding.threads import threads_for
+from tools.models.hub import LoadedModel, ModelHub
+from tools.models.names import split_fast
 
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.options import Option
-from assistant.spec import CommandSpec
-from tools.errors import UserError
+from assistant.commands.options import Option
+from assistant.commands.spec import CommandSpec
+from tools.core.errors import UserError
 
 #: How people name an option (the row's option names are always accepted too).
 OPTION_WORDS: dict[str, tuple[str, ...]] = {

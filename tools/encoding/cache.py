@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.cache import ByteLRU, CacheStats
+from tools.core.cache import ByteLRU, CacheStats
 from tools.models.hub import LoadedModel
 
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from tools import cancel
+from tools.core import cancel
+from tools.core.errors import UserError
 from tools.encoding.cache import encoding_cache
 from tools.encoding.forward import forward_batch
-from tools.errors import UserError
 from tools.models.hub import LoadedModel
 
 #: Batches are cut so that no batch holds more than this many (padded) tokens...

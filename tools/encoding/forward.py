@@ -1,6 +1,6 @@
 """The GPU boundary of encoding: one padded batch's forward pass, given token ids and a model key.
 
-Everything that crosses here is small and picklable (see ``tools.gpu``): the
+Everything that crosses here is small and picklable (see ``tools.models.gpu``): the
 model's registry key, int64 id and mask arrays, a flag; what comes back is numpy,
 one array per row with its padding already cut off.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from tools.encoding.threads import threads_for
-from tools.gpu import gpu
+from tools.models.gpu import gpu
 from tools.models.hub import model_by_key
 
 #: Tokens a GPU pass gets through per second, counted low (ZeroGPU stops a call at its duration).

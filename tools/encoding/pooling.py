@@ -8,9 +8,9 @@ from enum import Enum
 import numpy as np
 import torch
 
+from tools.core.errors import UserError
 from tools.encoding.encode import Encoded, encode
 from tools.encoding.threads import threads_for
-from tools.errors import UserError
 from tools.models.hub import LoadedModel
 
 

@@ -6,9 +6,9 @@ encoder, safetensors first, never remote code), ``st_config`` (a model's
 sentence-transformers pooling recipe), ``mlm_head`` (the masked-LM head, refused when
 any weight would be random), ``hub`` (``ModelHub``, ``LoadedModel``,
 ``ModelState``, the registry the GPU boundary finds models in by name) and
-``backends/`` (how hidden states are computed: torch, torch-int8, onnx-int8).
+``backends/`` (how hidden states are computed: torch, torch-int8, onnx, onnx-int8) and
+``gpu`` (``@gpu``: ``spaces.GPU`` on a ZeroGPU Space, a no-op elsewhere).
 
-May import: ``tools.config``, ``tools.errors``, ``tools.cache``, ``tools.gpu``,
-``tools.encoding.threads``; never ``assistant`` or ``gradio``. Import the
+May import: ``tools.core``, ``tools.encoding.threads``; never ``assistant`` or ``gradio``. Import the
 submodules directly (this file re-exports nothing, so no import cycle can start here).
 """

@@ -3,7 +3,7 @@
 The hub is the one shared mutable object of a process: every conversation shares
 its loaded models (read-only at inference time); everything else is per
 conversation. Every loaded model is also entered in a process registry under a
-:attr:`LoadedModel.key`, so a function across the GPU boundary (``tools.gpu``) is
+:attr:`LoadedModel.key`, so a function across the GPU boundary (``tools.models.gpu``) is
 given that short string, never the model, and finds the model again with
 :func:`model_by_key` (in a forked ZeroGPU worker the registry is inherited).
 """
@@ -20,10 +20,10 @@ from typing import Any
 
 import torch
 
-from tools.cache import ByteLRU
-from tools.config import Settings
+from tools.core.cache import ByteLRU
+from tools.core.config import Settings
+from tools.core.errors import UserError
 from tools.encoding.threads import ThreadChooser
-from tools.errors import UserError
 from tools.models.backends import Backend
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.loading import load_parts
@@ -45,7 +45,7 @@ class ModelState:
         encoding_cache: encodings keyed by (text, pair, max length, attentions).
         threads: the thread chooser for this model's large CPU passes.
         mlm_head: the masked-LM head (``tools.masking`` builds it on first use).
-        input_embeddings: the unit-length input-embedding rows (``tools.neighbors``).
+        input_embeddings: the unit-length input-embedding rows (``tools.similarity.neighbors``).
         sentence: the sentence-transformers recipe, read once (None: the model has none).
         routing: the plain-English router's phrasing indexes (``assistant.understanding``), keyed by
             the command rows they index.
@@ -55,7 +55,7 @@ class ModelState:
     encoding_cache: ByteLRU = field(default_factory=lambda: ByteLRU(DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES))
     threads: ThreadChooser = field(default_factory=ThreadChooser)
     mlm_head: Any = None  # tools.models.mlm_head.MaskedLMHead (not imported: it imports this module)
-    input_embeddings: Any = None  # tools.neighbors.InputEmbeddings
+    input_embeddings: Any = None  # tools.similarity.neighbors.InputEmbeddings
     sentence: "SentenceConfig | None" = _UNREAD
     routing: dict[str, Any] = field(default_factory=dict)
 

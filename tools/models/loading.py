@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from tools.errors import UserError
+from tools.core.errors import UserError
 from tools.models.names import OFFLINE_DEFAULT, ModelSource, hub_reachable
 from tools.models.st_config import local_folder
 

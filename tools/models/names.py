@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 
 import torch
 
-from tools.config import Settings
-from tools.errors import UserError
+from tools.core.config import Settings
+from tools.core.errors import UserError
 
 #: Short names for the source notebooks' models.
 ALIASES: dict[str, str] = {

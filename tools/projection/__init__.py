@@ -5,7 +5,10 @@
 - :mod:`~tools.projection.vocab_basis`: ``--basis vocab``, the model's input-embedding matrix;
 - :mod:`~tools.projection.glove_basis`: ``--basis glove``, the texts' words in GloVe's space.
 
-``vocab`` (in :mod:`tools.vocab`) projects the input-embedding matrix itself with the same :func:`fit`.
+``vocab`` (in :mod:`tools.projection.vocab`) projects the input-embedding matrix itself with the same :func:`fit`.
+
+May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``, ``tools.similarity.baselines``
+(GloVe); never ``assistant`` or ``gradio``. scikit-learn and umap are imported when a fit needs them.
 """
 
 from tools.projection.fit import (

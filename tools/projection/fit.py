@@ -16,10 +16,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from tools import cancel
-from tools.errors import UserError
-from tools.hub import LoadedModel
-from tools.results import Artifact, Table, csv_text
+from tools.core import cancel
+from tools.core.errors import UserError
+from tools.core.results import Artifact, Table, csv_text
+from tools.models.hub import LoadedModel
 
 Progress = Callable[[float, str], None]
 

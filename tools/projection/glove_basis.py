@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.errors import UserError
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code
 from tools.projection.fit import (
     METHOD_NAMES,
     Method,
@@ -26,10 +28,8 @@ from tools.projection.fit import (
     explained_table,
     fit,
 )
-from tools.results import Chart, Result, Table
-from tools.similarity import label as text_label
-from tools.static import GLOVE, glove, oov_message, words_of
-from tools.text import code
+from tools.similarity.compare import label as text_label
+from tools.similarity.static import GLOVE, glove, oov_message, words_of
 
 #: The basis is fitted on GloVe's most frequent words (its rows are in frequency order).
 BASIS_WORDS = 20_000

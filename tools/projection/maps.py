@@ -13,8 +13,12 @@ import pandas as pd
 import torch
 
 from tools import charts
-from tools.errors import UserError
-from tools.hub import LoadedModel, as_model
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.timing import timed
+from tools.encoding.encode import check_layer, encode, truncation_warnings
+from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
+from tools.models.hub import LoadedModel, as_model
 from tools.projection.fit import (
     METHOD_NAMES,
     Basis,
@@ -37,10 +41,7 @@ from tools.projection.fit import (
 )
 from tools.projection.glove_basis import on_glove_basis
 from tools.projection.vocab_basis import on_vocab_basis
-from tools.results import Chart, Result, Table
-from tools.similarity import label as text_label
-from tools.timing import timed
-from tools.vectors import Pooling, available_poolings, check_layer, encode, sentence_vectors, truncation_warnings
+from tools.similarity.compare import label as text_label
 
 
 def _pooling(lm: LoadedModel, pool: str) -> Pooling:

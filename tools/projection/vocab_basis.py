@@ -6,11 +6,13 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.errors import UserError
-from tools.hub import LoadedModel
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.encoding.encode import encode, truncation_warnings
+from tools.models.hub import LoadedModel
 from tools.projection.fit import (
-    METHOD_NAMES,
     BACKGROUND_POINTS,
+    METHOD_NAMES,
     SEED,
     UMAP_FIT_ROWS,
     Method,
@@ -24,9 +26,7 @@ from tools.projection.fit import (
     layer_note,
     listing,
 )
-from tools.results import Chart, Result, Table
-from tools.similarity import label as text_label
-from tools.vectors import encode, truncation_warnings
+from tools.similarity.compare import label as text_label
 
 
 def embedding_matrix(lm: LoadedModel) -> np.ndarray:

@@ -15,16 +15,15 @@ import re
 import tempfile
 import threading
 import warnings
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
 
-from tools.models.backends import EncoderModel
 from tools.encoding.threads import max_threads
+from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
-
 
 log = logging.getLogger(__name__)
 #: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).

@@ -1,0 +1,166 @@
+"""Reply -> what the page shows: one HTML block and its charts' Vega-Lite specs.
+
+The only code that turns a typed :class:`~assistant.dispatch.Reply` into the page's
+conversation. A reply reads top-down: how the line was read (for questions), the
+answer, warnings, each chart, the first table's first rows with the rest folded
+away, further tables folded, the command lines offered, then the footer that
+reproduces it. Every user text is escaped: the summary is Markdown rendered with
+raw HTML turned off, tables are escaped by pandas, code spans stay code.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from typing import Any
+
+import pandas as pd
+from markdown_it import MarkdownIt
+
+from assistant.dispatch import Reply
+from tools.core.results import Table
+
+#: Rows of the first table shown open; the rest of it (up to FOLDED_ROWS) is one click away.
+OPEN_ROWS = 8
+#: Rows of a table the conversation carries at most; the side panel and the downloads hold every row.
+FOLDED_ROWS = 200
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+
+
+_CODE_SPAN = re.compile(r"(`+)(.*?)\1", re.S)
+
+
+def md_error(message: str) -> str:
+    """Escape an error or warning sentence outside its code spans (which hold the user text)."""
+    out, pos = [], 0
+    for match in _CODE_SPAN.finditer(message):
+        out.append(_escape_prose(message[pos:match.start()]))
+        out.append(match.group(0))
+        pos = match.end()
+    out.append(_escape_prose(message[pos:]))
+    return "".join(out)
+
+
+def _escape_prose(text: str) -> str:
+    return html.escape(text, quote=False).replace("[", "\\[").replace("]", "\\]").replace("!", "\\!")
+
+
+def markdown_html(text: str) -> str:
+    """Markdown as HTML, with any raw HTML in ``text`` shown as text (never as markup)."""
+    return _MARKDOWN.render(text or "")
+
+
+def table_block(table: Table, open_rows: int, first: bool) -> str:
+    """One table: the first ``open_rows`` rows shown and the rest folded (first table), or all folded."""
+    frame = table.frame
+    name = html.escape(table.name)
+    size = f"{len(frame):,} row{'s' if len(frame) != 1 else ''}"
+    if not first:
+        return (f"<details class='more-table'><summary>Table <b>{name}</b> ({size})</summary>"
+                f"{_table_html(frame.head(FOLDED_ROWS))}{_cut_note(frame)}</details>")
+    head = _table_html(frame.head(open_rows))
+    folded = ""
+    if len(frame) > open_rows:
+        more = frame.iloc[open_rows:FOLDED_ROWS]
+        folded = (f"<details class='more-rows'><summary>{len(frame) - open_rows:,} more rows</summary>"
+                  f"{_table_html(more)}{_cut_note(frame)}</details>")
+    return f"<div class='table-block'><p class='table-name'><b>{name}</b> ({size})</p>{head}{folded}</div>"
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, escape=True, border=0, classes="reply-table",
+                         float_format=lambda v: f"{v:.4f}")
+
+
+def _cut_note(frame: pd.DataFrame) -> str:
+    if len(frame) <= FOLDED_ROWS:
+        return ""
+    return (f"<p class='reply-note'>The conversation shows {FOLDED_ROWS:,} of {len(frame):,} rows; the full "
+            "table is in the side panel and the downloads.</p>")
+
+
+def line_button(line: str, css: str = "line") -> str:
+    """A command line shown as code; a click puts it in the input box to edit and run."""
+    safe = html.escape(line, quote=True)
+    return (f"<button type='button' class='{css}' data-fill='{safe}' title='put it in the box'>"
+            f"<code>{html.escape(line)}</code></button>")
+
+
+def footer(reply: Reply, link: str = "") -> str:
+    """Command, model, the choices that shaped the answer, time; and the permalink line when given."""
+    r = reply.result
+    if r is None:
+        return ""
+    choices = ", ".join(f"{k}={v}" for k, v in r.settings.items() if v not in (None, False, ""))
+    bits = [html.escape(r.command), html.escape(r.model) if r.model else "no model"]
+    if choices:
+        bits.append(html.escape(choices))
+    bits.append(f"{r.elapsed_ms:,.0f} ms")
+    return f"<div class='reply-footer'>{' · '.join(bits)}</div>{link}"
+
+
+def _walk(node: Any):
+    """Every dict inside a Vega-Lite spec."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def chart_hint(spec: dict[str, Any]) -> str:
+    """How to use a chart, read from its spec: hover for tooltips, drag a box where it has a brush.
+
+    The toolkit's charts declare their interactions (tooltips, interval selections); the words
+    a person reads about them belong to the page, so they are written here and nowhere else.
+    """
+    nodes = list(_walk(spec))
+    brush = any(isinstance(n.get("select"), (str, dict)) and
+                (n["select"] == "interval" or (isinstance(n["select"], dict) and n["select"].get("type") == "interval"))
+                for n in nodes if "select" in n)
+    tooltip = any("tooltip" in n for n in nodes)
+    if brush and tooltip:
+        return "Hover a point for its details; drag a box to list the points inside it."
+    if brush:
+        return "Drag a box to list the points inside it."
+    if tooltip:
+        return "Hover the chart for exact values."
+    return ""
+
+
+def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> dict[str, Any]:
+    """The page's message for one reply: ``{"id", "ok", "html", "charts": [{"id", "spec"}]}``.
+
+    ``link`` is the permalink line's HTML (built by the caller, which knows the page's address).
+    """
+    key = uuid.uuid4().hex[:12]
+    parts: list[str] = []
+    interpreted = getattr(reply, "interpreted_as", "") or ""
+    if getattr(reply, "routed", False) and interpreted:
+        parts.append(f"<div class='read-as'>Read as: {line_button(interpreted)}</div>")
+    charts: list[dict[str, Any]] = []
+    r = reply.result
+    if r is None:
+        parts.append(f"<div class='answer'>{markdown_html('⚠️ ' + md_error(reply.error or ''))}</div>")
+    else:
+        parts.append(f"<div class='answer'>{markdown_html(r.text)}</div>")
+        parts += [f"<div class='warning'>{markdown_html('⚠️ ' + md_error(w))}</div>" for w in r.warnings]
+        for index, chart in enumerate(r.charts):
+            chart_id = f"c{key}-{index}"
+            spec = chart.chart.to_dict()
+            parts.append(f"<div class='chart' data-chart='{chart_id}' title='{html.escape(chart.name, quote=True)}'>"
+                         "</div>")
+            if hint := chart_hint(spec):
+                parts.append(f"<div class='chart-hint'>{hint}</div>")
+            charts.append({"id": chart_id, "spec": spec})
+        parts += [table_block(t, open_rows, first=i == 0) for i, t in enumerate(r.tables)]
+    suggestions = tuple(getattr(reply, "suggestions", ()) or ())
+    if suggestions:
+        parts.append("<div class='suggestions'>Did you mean: "
+                     + " ".join(line_button(s, "line suggestion") for s in suggestions) + "</div>")
+    parts.append(footer(reply, link))
+    return {"id": key, "ok": reply.ok, "html": "".join(parts), "charts": charts}

@@ -1,0 +1,9 @@
+"""Sharing: a conversation leaves the page.
+
+Lives here: ``links`` (permalinks that replay a command line, follow-up specs) and
+``export`` (a conversation as a Markdown zip with its charts and tables, or as one
+offline HTML file).
+
+May import: ``tools.core``, ``assistant.session``, ``assistant.render``; never
+``assistant.commands`` (the command table reaches export through the context).
+"""

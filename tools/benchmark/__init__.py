@@ -1,0 +1,12 @@
+"""Benchmark: sentence vectors scored against human similarity judgements (STS-B).
+
+Lives here: ``data`` (the STS-B splits beside the project or from the ``datasets``
+library on a Space; stratified samples), ``files`` (one CSV/TSV/JSONL file of scored
+pairs, read safely), ``metrics`` (correlations, the threshold decision, edge cases), ``access`` (which
+files a face may read: the command line reads the user's own, the page only uploads
+and the configured data folder) and ``run`` (the benchmark itself: systems,
+correlations, the best paraphrase threshold, edge cases, per-pair downloads).
+
+May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.similarity``,
+``tools.charts``; never ``assistant`` or ``gradio``.
+"""

@@ -1,0 +1,122 @@
+"""Points: projections of vectors, in panels or as brushed 2-D/3-D views."""
+
+from __future__ import annotations
+
+import warnings
+
+import altair as alt
+import pandas as pd
+
+from tools.charts.rows import MAX_ROWS, check_rows
+
+
+def scatter_panels(
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    color: str,
+    panel: str,
+    tooltip: list[str] | None = None,
+    title: str = "",
+    columns: int = 3,
+    size: int = 220,
+) -> alt.FacetChart:
+    """Points of ``y`` against ``x`` coloured by ``color``, one panel per ``panel`` value (issue 7).
+
+    Panels keep the order in which their values first appear in ``frame``.
+    """
+    check_rows(frame)
+    order = list(dict.fromkeys(frame[panel]))
+    base = alt.Chart(frame).mark_circle(size=18, opacity=0.6).encode(
+        x=alt.X(f"{x}:Q", title=x),
+        y=alt.Y(f"{y}:Q", title=y),
+        color=alt.Color(f"{color}:N", title=color),
+        tooltip=tooltip or [x, y, color],
+    ).properties(width=size, height=size)
+    return base.facet(facet=alt.Facet(f"{panel}:N", sort=order, title=None),
+                      columns=min(columns, len(order))).properties(title=title)
+
+
+# --- projection (issue 6) ----------------------------------------------------------------
+
+
+#: The pairs of components drawn side by side: Altair has no 3-D, so 3-D becomes three views.
+PROJECTION_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {2: ((0, 1),), 3: ((0, 1), (0, 2), (1, 2))}
+
+
+def projection_views(
+    frame: pd.DataFrame,
+    *,
+    dims: int = 2,
+    axis_titles: list[str] | None = None,
+    color: str = "text",
+    color_type: str = "nominal",
+    color_title: str | None = None,
+    shape: str | None = None,
+    shape_domain: list[str] | None = None,
+    shape_range: list[str] | None = None,
+    size_range: list[int] | None = None,
+    label: str | None = None,
+    tooltip: list[str] | None = None,
+    listing: str = "listing",
+    list_rows: int = 30,
+    lines: str | None = None,
+    background: pd.DataFrame | None = None,
+    title: str = "",
+    size: int = 300,
+) -> alt.HConcatChart:
+    """A projection scatter (columns ``dim1``, ``dim2`` [, ``dim3``]): one view for 2-D, three pairwise
+    views (1-2, 1-3, 2-3) for 3-D, all linked by one brush, and beside them the list of brushed points.
+
+    ``lines`` names a column that pairs rows (drawn as a line from ``order`` 0 to 1);
+    ``background`` is drawn in grey behind the points (columns ``dim*`` and ``token``).
+    """
+    total = len(frame) + (0 if background is None else len(background))
+    if total > MAX_ROWS:
+        raise ValueError(f"chart data has {total} rows; aggregate or sample below {MAX_ROWS}")
+    fields = [f"dim{i + 1}" for i in range(dims)]
+    titles = axis_titles or fields
+    brush = alt.selection_interval(name="brush", resolve="global", empty=True)
+    kind = {"nominal": "N", "quantitative": "Q", "ordinal": "O"}[color_type]
+    scheme = alt.Scale(scheme="viridis") if kind == "Q" else alt.Scale(scheme="tableau10")
+    legend = alt.Legend(labelLimit=220, orient="bottom", columns=2) if kind == "N" else alt.Legend(orient="bottom")
+    color_enc = alt.Color(f"{color}:{kind}", scale=scheme, legend=legend, title=color_title or color)
+    tips = tooltip or [label or color]
+    views = []
+    for i, (a, b) in enumerate(PROJECTION_PAIRS[dims]):
+        x = alt.X(f"{fields[a]}:Q", title=titles[a], scale=alt.Scale(zero=False))
+        y = alt.Y(f"{fields[b]}:Q", title=titles[b], scale=alt.Scale(zero=False))
+        layers = []
+        if background is not None and len(background):
+            layers.append(alt.Chart(background).mark_circle(size=10, color="#cfcfcf", opacity=0.5)
+                          .encode(x=x, y=y, tooltip=["token"]))
+        if lines:
+            layers.append(alt.Chart(frame).mark_line(opacity=0.45, strokeWidth=1)
+                          .encode(x=x, y=y, detail=f"{lines}:N", order="order:Q", color=color_enc))
+        point_enc = {"x": x, "y": y, "tooltip": tips,
+                     "color": alt.condition(brush, color_enc, alt.value("#d9d9d9")),
+                     "opacity": alt.condition(brush, alt.value(0.9), alt.value(0.3))}
+        if shape:
+            point_enc["shape"] = alt.Shape(f"{shape}:N", scale=alt.Scale(
+                domain=shape_domain or alt.Undefined,
+                range=shape_range or ["circle", "square", "diamond", "triangle-up"]), title=shape,
+                legend=alt.Legend(orient="bottom", columns=1))
+            point_enc["size"] = alt.Size(f"{shape}:N", scale=alt.Scale(  # same field and title: one legend
+                domain=shape_domain or alt.Undefined, range=size_range or [50, 70, 260, 90]), title=shape)
+        # named "<base>_<position>" as Altair renames layered concat views: the brush's view list stays exact
+        layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
+                      .encode(**point_enc).add_params(brush))
+        if label:
+            layers.append(alt.Chart(frame).mark_text(align="left", dx=6, dy=-4, fontSize=10)
+                          .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
+        views.append(alt.layer(*layers).properties(width=size, height=size))
+    chosen = (alt.Chart(frame).mark_text(align="left", baseline="middle", fontSize=11)
+              .encode(x=alt.value(4), y=alt.Y("row:O", axis=None), text=f"{listing}:N")
+              .transform_filter(brush)
+              .transform_window(row="row_number()")
+              .transform_filter(f"datum.row <= {list_rows}")
+              .properties(width=260, height=size, title=f"Brushed points (first {list_rows}; all when none)"))
+    with warnings.catch_warnings():  # one brush shared by the views is what is meant here
+        warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
+        return alt.hconcat(*views, chosen).properties(title=title)

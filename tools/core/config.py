@@ -1,0 +1,116 @@
+"""Every setting and limit, read from ``ASSISTANT_*`` environment variables in one place.
+
+Command-line flags override these by building a new :class:`Settings` with
+:func:`dataclasses.replace` (``python -m assistant --max-chars 5000 ...``; the flags
+are generated from the fields below); nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+#: Rows of data one chart may embed: Altair's own default limit, and the most any chart here carries.
+CHART_ROWS_LIMIT = 5000
+
+
+def _setting(default: object, help: str, minimum: float | None = None, maximum: float | None = None) -> object:
+    return field(default=default, metadata={"help": help, "minimum": minimum, "maximum": maximum})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Configuration and limits.
+
+    Each field maps to the environment variable ``ASSISTANT_<FIELD>`` (upper case)
+    and to the flag ``--<field>`` (dashes for underscores). Limits are checked
+    before any model work and named in their messages.
+    """
+
+    model: str = _setting("minilm", "default model")
+    mlm_model: str = _setting("bert-small", "masked-LM model `mask` falls back to")
+    device: str = _setting("", "cpu, cuda, cuda:N or mps; empty picks CUDA when present, else CPU")
+    model_roots: str = _setting("", "folders local models may load from, ':'-separated")
+    data_dir: str = _setting("", "folders benchmark data may be read from, ':'-separated")
+    max_chars: int = _setting(20_000, "characters per text", 1)
+    max_texts: int = _setting(64, "texts per command", 1)
+    max_line_chars: int = _setting(200_000, "characters per command line", 1)
+    max_pairs: int = _setting(10_000, "benchmark pairs", 1)
+    max_upload_mb: int = _setting(20, "size of an uploaded file, in MB", 1)
+    max_chart_rows: int = _setting(CHART_ROWS_LIMIT, "rows of data in one chart (larger maps are sampled to it)",
+                                   1, CHART_ROWS_LIMIT)
+    time_limit_s: float = _setting(120.0, "seconds one command may run before the reply gives up (0: no limit)", 0)
+    queue_size: int = _setting(64, "requests waiting in the app's queue", 1)
+    # 2 measured best on 2 cores (bench/load.py, 16 sessions): forward passes still take turns on the
+    # model's lock, while a second command tokenizes, builds tables and serializes charts beside it.
+    concurrency: int = _setting(2, "commands running at once in one app process", 1)
+    cache_size: int = _setting(4096, "cached encodings per model", 0)
+    cache_mb: int = _setting(256, "memory cap of each model's encoding cache, in MiB (0 turns it off)", 0)
+    results_mb: int = _setting(64, "memory cap of the latest replies' full results, all visitors together, in MiB "
+                                   "(older ones are recomputed when `export` needs them)", 0)
+    session_idle_s: float = _setting(1800.0, "seconds an idle conversation is kept on the server (its page "
+                                             "open or not)", 1)
+    closed_grace_s: float = _setting(60.0, "seconds a conversation is kept after its page closes (a dropped "
+                                           "connection that comes back within it loses nothing)", 0)
+    max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
+    onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
+                                  "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
+    fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
+                                 "(CPU only; scores move slightly)")
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            minimum = f.metadata.get("minimum")
+            value = getattr(self, f.name)
+            maximum = f.metadata.get("maximum")
+            name = f"ASSISTANT_{f.name.upper()} (--{f.name.replace('_', '-')})"
+            if minimum is not None and value < minimum:
+                raise ValueError(f"{name} is {value}; it must be at least {minimum:g}.")
+            if maximum is not None and value > maximum:
+                raise ValueError(f"{name} is {value}; it can be at most {maximum:g}.")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
+        """Read every field from ``ASSISTANT_*`` variables, keeping defaults for the rest."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(f"ASSISTANT_{f.name.upper()}")
+            if raw is None or raw == "":
+                continue
+            values[f.name] = parse_value(f.name, raw)
+        return cls(**values)
+
+    @property
+    def model_root_paths(self) -> list[Path]:
+        """The folders local models may be loaded from."""
+        return _paths(self.model_roots)
+
+    @property
+    def data_dir_paths(self) -> list[Path]:
+        """The folders benchmark data may be read from."""
+        return _paths(self.data_dir)
+
+
+def parse_value(name: str, raw: str) -> object:
+    """Convert ``raw`` to the type of the setting ``name``, with a sentence naming it when it is not."""
+    kind = type(next(f for f in fields(Settings) if f.name == name).default)
+    try:
+        return _flag(raw) if kind is bool else kind(raw)
+    except ValueError as exc:
+        raise ValueError(f"ASSISTANT_{name.upper()}={raw!r} is not a valid {kind.__name__}.") from exc
+
+
+def _paths(spec: str) -> list[Path]:
+    return [Path(p).expanduser().resolve() for p in spec.split(os.pathsep) if p.strip()]
+
+
+def _flag(raw: str) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off``; ``bool("0")`` would be True."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)

@@ -1,0 +1,13 @@
+"""Similarity: how close texts, words and tokens are, and why.
+
+Lives here: ``compare`` (sentence vectors under each pooling, their cosines),
+``words`` (one word's contextual vectors across sentences and layers), ``static``
+(input-embedding and GloVe baselines for a word), ``neighbors`` (nearest vocabulary
+tokens), ``embed`` (token and sentence vectors as tables), ``baselines`` (GloVe and
+input-embedding sentence averages), ``why`` (token attribution of a similarity),
+with its arithmetic in ``why_math`` (the exact mean-pooling decomposition) and
+``attribution`` (integrated gradients for the other poolings).
+
+May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``;
+never ``assistant`` or ``gradio``.
+"""

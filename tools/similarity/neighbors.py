@@ -1,0 +1,149 @@
+"""Nearest words by cosine: in the model's input-embedding matrix, or in GloVe 6B 50d."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tools import charts
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code, md
+from tools.core.timing import timed
+from tools.models.hub import LoadedModel, as_model
+from tools.similarity.static import GLOVE, glove, oov_message
+
+_UNUSED = re.compile(r"^\[unused\d+\]$|^<unused\d+>$")
+MAX_K = 100
+
+
+class Space(str, Enum):
+    """Where neighbours are looked for."""
+
+    MODEL = "model"
+    GLOVE = "glove"
+
+
+@dataclass(frozen=True)
+class Found:
+    """A query's neighbours and how the query vector was made."""
+
+    rows: list[dict[str, object]]
+    query: str  # how the query vector was made ("mean of em ##bed ##ding ##s")
+    space: str  # a description for the reply
+
+
+@dataclass(frozen=True)
+class InputEmbeddings:
+    """A model's input-embedding rows as unit vectors, with the rows neighbours may come from."""
+
+    raw: torch.Tensor  # (V, D) the matrix itself (read-only use)
+    unit: torch.Tensor  # (V, D) float32, rows normalised
+    allowed: torch.Tensor  # (V,) bool: not special, not [unused...]
+    tokens: list[str]
+
+
+def input_embeddings(lm: LoadedModel) -> InputEmbeddings:
+    """The model's input-embedding matrix prepared once per model (shared read-only)."""
+    with lm.lock:
+        if lm.state.input_embeddings is None:
+            lm.state.input_embeddings = _build_input_embeddings(lm)
+        return lm.state.input_embeddings
+
+
+def _build_input_embeddings(lm: LoadedModel) -> InputEmbeddings:
+    weight = lm.encoder.get_input_embeddings().weight.detach().float().cpu()
+    tokens = lm.tokenizer.convert_ids_to_tokens(list(range(weight.shape[0])))
+    special = set(lm.tokenizer.all_special_ids)
+    allowed = torch.tensor([i not in special and t is not None and not _UNUSED.match(t)
+                            for i, t in enumerate(tokens)])
+    return InputEmbeddings(weight, torch.nn.functional.normalize(weight, dim=1), allowed, [t or "" for t in tokens])
+
+
+def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
+    matrix = input_embeddings(lm)
+    ids = lm.tokenizer(word, add_special_tokens=False)["input_ids"]
+    if not ids:
+        raise UserError(f"{lm.name}'s tokenizer makes no tokens of {code(word, 30)}; give a word such as `bank`.")
+    pieces = lm.tokenizer.convert_ids_to_tokens(ids)
+    query = matrix.raw[ids].mean(dim=0)  # a multi-piece word: the mean of its pieces' rows
+    scores = matrix.unit @ torch.nn.functional.normalize(query, dim=0)
+    scores = scores.masked_fill(~matrix.allowed, float("-inf"))
+    if len(ids) == 1:
+        scores[ids[0]] = float("-inf")  # the word itself
+    top = torch.topk(scores, k)
+    rows = [{"rank": r + 1, "neighbour": matrix.tokens[int(i)], "id": int(i), "cosine": float(s),
+             "word piece": matrix.tokens[int(i)].startswith("##")}
+            for r, (s, i) in enumerate(zip(top.values, top.indices))]
+    how = f"the token {code(pieces[0], 30)}" if len(ids) == 1 else (
+        f"the mean of its {len(ids)} pieces {code(' '.join(pieces), 60)}")
+    return Found(rows, how, f"{lm.name}'s input-embedding matrix ({len(matrix.tokens):,} rows; special and "
+                            "[unused] rows skipped)")
+
+
+def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Found:
+    table = glove()
+    index = table.row(word)
+    if index is None:
+        raise UserError(oov_message([word.lower()]))
+    found = table.nearest(np.asarray(table.vectors[index]), k, exclude=frozenset({index}))
+    rows = [{"rank": r + 1, "neighbour": str(table.words[i]), "id": i, "cosine": s} for r, (i, s) in enumerate(found)]
+    return Found(rows, f"the lower-cased word {code(word.lower(), 30)}",
+                 f"{GLOVE} ({len(table.words):,} words, {table.dims} dims)")
+
+
+SEARCH: dict[Space, Callable[[LoadedModel | None, str, int], Found]] = {
+    Space.MODEL: _model_neighbors,
+    Space.GLOVE: _glove_neighbors,
+}
+
+
+@timed("neighbors")
+def neighbors(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    space: str = "model",
+    k: int = 10,
+) -> Result:
+    """The ``k`` nearest words to one word by cosine.
+
+    Args:
+        model: a loaded model or its name (used for ``space="model"``).
+        texts: one word.
+        space: ``model`` (the model's input-embedding matrix; a word of several
+            pieces is the mean of its pieces) or ``glove`` (GloVe 6B 50d, lower-cased).
+        k: how many neighbours, 1 to 100.
+
+    Returns:
+        A ranked table of neighbours with their cosine, and a bar chart.
+    """
+    if len(texts) != 1:
+        raise UserError(f"`neighbors` takes one word, like `neighbors bank`; got {len(texts)} texts.")
+    word = " ".join(texts[0].split())
+    if not word or len(word.split()) > 1:
+        raise UserError(f"`neighbors` takes a single word, like `neighbors bank`; {code(word, 40)} has spaces.")
+    try:
+        chosen = Space((space or "model").lower())
+    except ValueError:
+        raise UserError(f"Unknown --space {code(space, 20)}; use model or glove.") from None
+    if not 1 <= int(k) <= MAX_K:
+        raise UserError(f"--k must be from 1 to {MAX_K}; got {k}.")
+    lm = as_model(model) if chosen is Space.MODEL else None  # GloVe needs no model
+    found = SEARCH[chosen](lm, word, int(k))
+    frame = pd.DataFrame(found.rows)
+    order = list(frame["rank"].astype(str) + ". " + frame["neighbour"])
+    chart_frame = frame.assign(label=order)
+    lo = min(0.0, float(frame["cosine"].min()))
+    chart = charts.bars(chart_frame, "label", "cosine", title=f"Nearest to {word} ({chosen.value})",
+                        tooltip=["neighbour", "rank"], domain=(lo, 1.0), sort=order)
+    best = ", ".join(f"{md(r['neighbour'])} ({r['cosine']:.3f})" for r in found.rows[:5])
+    text = (f"The {len(frame)} nearest neighbours of **{md(word)}** by cosine in {found.space}, from "
+            f"{found.query}: {best}.")
+    return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [],
+                  lm.name if chosen is Space.MODEL else GLOVE, settings={"space": chosen.value, "k": int(k)})

@@ -1,0 +1,396 @@
+"""The same word in different contexts: its vector under each layer strategy.
+
+An occurrence of a word is found through the tokenizer's character offsets,
+case-insensitively on the original text, so capitalised forms and words split
+into several word pieces are found; its vector is the mean of its pieces'
+vectors. The layer strategies are those of the source notebooks (003).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tools import charts
+from tools.core.errors import UserError
+from tools.core.results import Chart, Result, Table
+from tools.core.text import code, md
+from tools.core.timing import timed
+from tools.encoding.encode import Encoded, encode
+from tools.models.hub import LoadedModel, as_model
+
+#: At most this many occurrences are compared (their pairs grow quadratically).
+MAX_OCCURRENCES = 60
+#: A "word" longer than this many whitespace-separated words is taken for a sentence by mistake.
+MAX_WORD_PARTS = 4
+#: The heatmap and pair series stay readable up to this many pairs.
+MAX_PAIR_SERIES = 6
+
+
+class Strategy(str, Enum):
+    """How one token vector is made from the hidden states (index 0 = embedding output)."""
+
+    FIRST = "first"
+    LAST = "last"
+    SUM_ALL = "sum-all"
+    SUM_LAST4 = "sum-last4"
+    CONCAT_LAST4 = "concat-last4"
+    MEAN_LAST4 = "mean-last4"
+
+    @property
+    def needs_four_layers(self) -> bool:
+        return self.value.endswith("last4")
+
+    @property
+    def description(self) -> str:
+        return DESCRIPTIONS[self]
+
+
+DESCRIPTIONS: dict[Strategy, str] = {
+    Strategy.FIRST: "the first encoder layer's output",
+    Strategy.LAST: "the last layer's output",
+    Strategy.SUM_ALL: "the sum of every hidden state, the embedding output included",
+    Strategy.SUM_LAST4: "the sum of the last four layers",
+    Strategy.CONCAT_LAST4: "the last four layers side by side (4 x hidden size)",
+    Strategy.MEAN_LAST4: "the mean of the last four layers",
+}
+
+#: hidden states (L+1, n, D) -> token vectors (n, D or 4D).
+STRATEGIES: dict[Strategy, Callable[[torch.Tensor], torch.Tensor]] = {
+    Strategy.FIRST: lambda hs: hs[1],
+    Strategy.LAST: lambda hs: hs[-1],
+    Strategy.SUM_ALL: lambda hs: hs.sum(dim=0),
+    Strategy.SUM_LAST4: lambda hs: hs[-4:].sum(dim=0),
+    Strategy.CONCAT_LAST4: lambda hs: torch.cat([hs[-4], hs[-3], hs[-2], hs[-1]], dim=-1),
+    Strategy.MEAN_LAST4: lambda hs: hs[-4:].mean(dim=0),
+}
+
+
+def parse_strategies(lm: LoadedModel, value: str) -> tuple[list[Strategy], list[str]]:
+    """``all`` or one strategy name -> the strategies to run, and warnings about skipped ones."""
+    wanted = (value or "").strip().lower()
+    if wanted == "all":
+        chosen = list(Strategy)
+    else:
+        try:
+            chosen = [Strategy(wanted)]
+        except ValueError:
+            raise UserError(
+                f"Unknown strategy {code(value, 30)}; use one of {', '.join(s.value for s in Strategy)} or all."
+            ) from None
+    usable = [s for s in chosen if lm.num_layers >= 4 or not s.needs_four_layers]
+    if not usable:
+        raise UserError(
+            f"--strategy {chosen[0].value} needs four layers but {lm.name} has {lm.num_layers}; "
+            "use first, last or sum-all."
+        )
+    skipped = [s.value for s in chosen if s not in usable]
+    notes = [f"{lm.name} has only {lm.num_layers} layers, so {', '.join(skipped)} were left out."] if skipped else []
+    return usable, notes
+
+
+# --- finding occurrences ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One place a word occurs: sentence, matched characters and the tokens covering them."""
+
+    sentence: int  # 0-based index into the sentences
+    start: int
+    end: int
+    surface: str  # the text as written ("Bank")
+    positions: tuple[int, ...]  # token positions in the encoding
+    pieces: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """``s2:Bank@5`` (sentence 2, token 5), or ``s1:Embeddings@3-6`` for several pieces."""
+        span = str(self.positions[0]) if len(self.positions) == 1 else f"{self.positions[0]}-{self.positions[-1]}"
+        return f"s{self.sentence + 1}:{self.surface}@{span}"
+
+
+def check_word(word: str) -> str:
+    """The word, stripped, or a :class:`UserError` when it cannot be looked for."""
+    clean = " ".join(word.split())
+    if not clean:
+        raise UserError("Give the word first, then the sentences: `word bank | I sat by the river bank. | ...`.")
+    if not any(ch.isalnum() for ch in clean):
+        raise UserError(
+            f"The word {code(clean, 30)} has no letters or digits; give a word such as `bank` to look for."
+        )
+    if len(clean.split()) > MAX_WORD_PARTS:
+        raise UserError(
+            f"{code(clean, 40)} looks like a sentence, not a word; put the word first: "
+            "`word bank | sentence 1 | sentence 2`."
+        )
+    return clean
+
+
+def pattern(word: str) -> re.Pattern[str]:
+    """Whole-word, case-insensitive matches of ``word`` (spaces inside match any whitespace)."""
+    body = r"\s+".join(re.escape(part) for part in word.split())
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+
+
+def find(word: str, enc: Encoded, sentence: int) -> list[Occurrence]:
+    """Every occurrence of ``word`` in one encoded sentence, mapped to tokens by character offsets."""
+    found = []
+    for match in pattern(word).finditer(enc.text):
+        positions = tuple(
+            i for i, ((s, e), seq) in enumerate(zip(enc.offsets, enc.sequence_ids))
+            if seq is not None and e > s and s < match.end() and e > match.start()
+        )
+        if positions:  # an empty match means truncation cut it off
+            found.append(Occurrence(sentence, match.start(), match.end(), match.group(0), positions,
+                                    tuple(enc.tokens[i] for i in positions)))
+    return found
+
+
+def pieces_of(lm: LoadedModel, word: str) -> list[str]:
+    """The word pieces the tokenizer makes of ``word`` (lower-case form, as looked for)."""
+    return list(lm.tokenizer.tokenize(word))
+
+
+# --- vectors -----------------------------------------------------------------------------
+
+def token_vectors(enc: Encoded, positions: Sequence[int], strategy: Strategy) -> torch.Tensor:
+    """The strategy's vectors of the tokens at ``positions`` of one encoding, (n, D')."""
+    return STRATEGIES[strategy](enc.hidden_states[:, list(positions), :])
+
+
+def occurrence_vector(enc: Encoded, occ: Occurrence, strategy: Strategy) -> torch.Tensor:
+    """One occurrence's vector: the mean of its pieces' vectors under ``strategy``."""
+    return token_vectors(enc, occ.positions, strategy).mean(dim=0)
+
+
+def occurrences(
+    lm: LoadedModel, word: str, sentences: Sequence[str]
+) -> tuple[list[Occurrence], list[Encoded], list[int]]:
+    """Encode the sentences once and find the word in each.
+
+    Returns:
+        The occurrences in sentence order, the encodings, and the indexes of the
+        sentences where the word was not found.
+    """
+    encs = encode(lm, sentences)
+    found: list[Occurrence] = []
+    missing: list[int] = []
+    for i, enc in enumerate(encs):
+        here = find(word, enc, i)
+        found.extend(here)
+        if not here:
+            missing.append(i)
+    return found, encs, missing
+
+
+def locate(lm: LoadedModel, target: str, sentences: Sequence[str]) -> tuple[list[Occurrence], list[Encoded], list[str]]:
+    """Occurrences to compare (at least two), the encodings, and notes about sentences without the word.
+
+    Raises:
+        UserError: the word is in none of the sentences (the message names the word
+            pieces looked for), or occurs only once.
+    """
+    occs, encs, missing = occurrences(lm, target, sentences)
+    notes: list[str] = []
+    if missing:
+        looked_for = " ".join(pieces_of(lm, target)) or target
+        where = ", ".join(str(i + 1) for i in missing)
+        sentence_word = "sentence" if len(missing) == 1 else "sentences"
+        absent = (f"{code(target, 30)} (word pieces {code(looked_for, 60)}) does not occur in "
+                  f"{sentence_word} {where}")
+        truncated = [i + 1 for i in missing if encs[i].dropped]
+        if truncated:
+            absent += f" (sentence {', '.join(map(str, truncated))} was cut at {lm.max_tokens} tokens)"
+        if not occs:
+            raise UserError(absent + "; check the spelling, or give sentences that contain it.")
+        notes.append(absent + ".")
+    if len(occs) < 2:
+        raise UserError(
+            f"{code(target, 30)} occurs only once, so there is nothing to compare it with; "
+            "add another sentence that contains it."
+        )
+    if len(occs) > MAX_OCCURRENCES:
+        notes.append(f"{code(target, 30)} occurs {len(occs)} times; the first {MAX_OCCURRENCES} are compared.")
+        occs = occs[:MAX_OCCURRENCES]
+    return occs, encs, notes
+
+
+def vectors(
+    lm: LoadedModel | str | None, word: str, sentences: Sequence[str], strategy: str = "last"
+) -> tuple[list[Occurrence], np.ndarray]:
+    """Python helper: each occurrence of ``word`` and its vector (rows) under one strategy."""
+    model = as_model(lm)
+    strat = Strategy(strategy)
+    occs, encs, _ = occurrences(model, check_word(word), sentences)
+    if not occs:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return occs, torch.stack([occurrence_vector(encs[o.sentence], o, strat) for o in occs]).numpy()
+
+
+def cosines(rows: torch.Tensor, other: torch.Tensor) -> np.ndarray:
+    a = torch.nn.functional.normalize(rows.double(), dim=-1)
+    b = torch.nn.functional.normalize(other.double(), dim=-1)
+    return (a @ b.T).numpy()
+
+
+# --- the command -------------------------------------------------------------------------
+
+@timed("word")
+def word(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    strategy: str = "all",
+    seed: int = 0,
+) -> Result:
+    """The vector of one word in each of several sentences, compared across contexts.
+
+    Args:
+        model: a loaded model or its name.
+        texts: the word first, then one or more sentences that contain it.
+        strategy: ``first``, ``last``, ``sum-all``, ``sum-last4``, ``concat-last4``,
+            ``mean-last4`` or ``all`` (one row per strategy).
+        seed: seeds the choice of the random token of the baseline.
+
+    Returns:
+        Occurrences, cosine between every pair of occurrences (labelled by sentence
+        and token position), baselines (the word against the other tokens of its
+        sentence, and against one random token), a heatmap or bars per strategy.
+    """
+    lm = as_model(model)
+    if len(texts) < 2:
+        raise UserError("`word` needs the word and at least one sentence: `word bank | I sat by the river bank.`.")
+    target = check_word(texts[0])
+    sentences = list(texts[1:])
+    strategies, warnings = parse_strategies(lm, strategy)
+    occs, encs, found_notes = locate(lm, target, sentences)
+    warnings.extend(found_notes)
+    labels = [o.label for o in occs]
+    rng = np.random.default_rng(seed)
+    random_token = _random_token(encs, occs, rng)
+    pair_rows, summary_rows, cosine = [], [], {}
+    for strat in strategies:
+        vecs = torch.stack([occurrence_vector(encs[o.sentence], o, strat) for o in occs])
+        cosine[strat] = cosines(vecs, vecs)
+        for i, j in itertools.combinations(range(len(occs)), 2):
+            pair_rows.append({"strategy": strat.value, "a": labels[i], "b": labels[j],
+                              "same sentence": occs[i].sentence == occs[j].sentence,
+                              "cosine": float(cosine[strat][i, j])})
+        summary_rows.append(_summary(strat, occs, encs, vecs, cosine[strat], random_token))
+    occ_frame = pd.DataFrame([{
+        "occurrence": o.label, "sentence": o.sentence + 1, "text": o.surface,
+        "characters": f"{o.start}-{o.end}", "token positions": ", ".join(map(str, o.positions)),
+        "pieces": " ".join(o.pieces), "sentence text": sentences[o.sentence],
+    } for o in occs])
+    pairs = pd.DataFrame(pair_rows)
+    summary = pd.DataFrame(summary_rows)
+    tables = [Table("strategies", summary), Table("pairs", pairs), Table("occurrences", occ_frame)]
+    if random_token is not None:
+        s, pos = random_token
+        tables.append(Table("random token", pd.DataFrame([{
+            "seed": seed, "sentence": s + 1, "position": pos, "token": encs[s].tokens[pos]}])))
+    chart = _chart(strategies, occs, labels, cosine, pairs, summary)
+    text = _summary_text(lm, target, strategies, occs, sentences, summary, pairs, random_token, encs, seed)
+    settings = {"word": target, "strategy": "all" if len(strategies) > 1 else strategies[0].value, "seed": seed,
+                "random token": encs[random_token[0]].tokens[random_token[1]] if random_token else None}
+    return Result("word", text, tables, [chart], warnings, lm.name, settings=settings)
+
+
+def _random_token(encs: list[Encoded], occs: list[Occurrence], rng: np.random.Generator) -> tuple[int, int] | None:
+    """One (sentence, position) of a non-special token outside every occurrence, picked with ``rng``."""
+    taken = {(o.sentence, p) for o in occs for p in o.positions}
+    pool = [(s, p) for s, e in enumerate(encs) for p, seq in enumerate(e.sequence_ids)
+            if seq is not None and (s, p) not in taken]
+    if not pool:
+        return None
+    return pool[int(rng.integers(len(pool)))]
+
+
+def _summary(strat: Strategy, occs: list[Occurrence], encs: list[Encoded], vecs: torch.Tensor,
+             cos: np.ndarray, random_token: tuple[int, int] | None) -> dict[str, object]:
+    n = len(occs)
+    upper = np.triu_indices(n, k=1)
+    same = np.array([occs[i].sentence == occs[j].sentence for i, j in zip(*upper)], dtype=bool)
+    values = cos[upper]
+    context = []
+    taken = {(o.sentence, p) for o in occs for p in o.positions}
+    for k, o in enumerate(occs):
+        enc = encs[o.sentence]
+        others = [p for p, seq in enumerate(enc.sequence_ids) if seq is not None and (o.sentence, p) not in taken]
+        if others:
+            context.append(float(cosines(vecs[k:k + 1], token_vectors(enc, others, strat)).mean()))
+    random_cos = float("nan")
+    if random_token is not None:
+        s, p = random_token
+        random_cos = float(cosines(vecs, token_vectors(encs[s], [p], strat)).mean())
+    return {
+        "strategy": strat.value,
+        "dims": int(vecs.shape[1]),
+        "mean cosine": float(values.mean()),
+        "min cosine": float(values.min()),
+        "max cosine": float(values.max()),
+        "same-sentence mean": float(values[same].mean()) if same.any() else float("nan"),
+        "cross-sentence mean": float(values[~same].mean()) if (~same).any() else float("nan"),
+        "context baseline": float(np.mean(context)) if context else float("nan"),
+        "random-token baseline": random_cos,
+    }
+
+
+def _chart(strategies, occs, labels, cosine, pairs: pd.DataFrame, summary: pd.DataFrame):
+    if len(strategies) == 1:
+        strat = strategies[0]
+        shown = labels[: int(charts.MAX_ROWS ** 0.5)]
+        n = len(shown)
+        frame = pd.DataFrame([{"a": shown[i], "b": shown[j], "cosine": float(cosine[strat][i, j])}
+                              for i in range(n) for j in range(n)])
+        lo = min(0.0, float(frame["cosine"].min()))
+        title = f"Cosine between occurrences ({strat.value})"
+        if n < len(labels):
+            title += f", first {n} of {len(labels)}"
+        return Chart("occurrences", charts.heatmap(frame, "b", "a", "cosine", title=title,
+                                                   x_order=shown, y_order=shown, domain=(lo, 1.0)))
+    order = [s.value for s in strategies]
+    n_pairs = len(pairs) // len(strategies)
+    if n_pairs <= MAX_PAIR_SERIES:
+        series = pairs.assign(series=pairs["a"] + " vs " + pairs["b"])[["strategy", "series", "cosine"]]
+    else:
+        series = summary.melt(id_vars="strategy", value_vars=["same-sentence mean", "cross-sentence mean"],
+                              var_name="series", value_name="cosine").dropna()
+    baselines = summary.melt(id_vars="strategy", value_vars=["context baseline", "random-token baseline"],
+                             var_name="series", value_name="cosine").dropna()
+    frame = pd.concat([series, baselines], ignore_index=True)
+    lo = min(0.0, float(frame["cosine"].min()))
+    chart = charts.grouped_bars(frame, "strategy", "cosine", "series", title="Cosine by layer strategy",
+                                domain=(lo, 1.0), order=order)
+    return Chart("strategies", chart)
+
+
+def _summary_text(lm, target, strategies, occs, sentences, summary, pairs, random_token, encs, seed) -> str:
+    n_sent = len({o.sentence for o in occs})
+    head = (f"**{md(target)}** occurs {len(occs)} times in {n_sent} of {len(sentences)} "
+            f"sentence{'s' if len(sentences) > 1 else ''} ({lm.name}; each occurrence is the mean of its "
+            "word pieces).")
+    if random_token is not None:
+        s, p = random_token
+        rand = f"the random token is {code(encs[s].tokens[p], 30)} (sentence {s + 1}, position {p}, seed {seed})"
+    else:
+        rand = "there is no other token to draw a random baseline from"
+    if len(strategies) == 1:
+        row = summary.iloc[0]
+        strat = strategies[0]
+        body = (f"Strategy **{strat.value}** ({strat.description}): mean cosine between occurrences "
+                f"**{row['mean cosine']:.4f}**"
+                + (f" (from {row['min cosine']:.4f} to {row['max cosine']:.4f})" if len(occs) > 2 else "")
+                + f"; baselines: the other tokens of its sentences {row['context baseline']:.4f}, "
+                f"a random token {row['random-token baseline']:.4f}.")
+    else:
+        parts = ", ".join(f"{r['strategy']} {r['mean cosine']:.4f}" for _, r in summary.iterrows())
+        body = (f"Mean cosine between occurrences by layer strategy: {parts}. The baselines (the word against "
+                "the other tokens of its sentences, and against a random token) are in the `strategies` table.")
+    return f"{head} {body} For the baselines, {rand}."
