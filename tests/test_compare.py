@@ -101,3 +101,23 @@ def test_truncation_warnings_name_each_long_text_by_its_position(run):
     reply = run(f"compare {long_text} | short text | {long_text}")
     assert reply.ok, reply.error
     assert [w.split(" was")[0] for w in reply.result.warnings] == ["Text 1", "Text 3"]
+
+
+def test_sbert_at_a_chosen_layer_says_it_reads_the_last_layer_in_every_command_that_takes_both(run, lm):
+    """`project --pool sbert --layer 2` once pooled the last layer while its text said layer 2 (issue 16)."""
+    from assistant.commands.table import COMMANDS
+    from tools.encoding.pooling import Pooling, sbert_layer_warnings
+
+    takers = [s.name for s in COMMANDS if {"pool", "layer"} <= {o.name for o in s.options}]
+    assert {"compare", "embed", "project", "why"} <= set(takers)
+    texts = "A man plays guitar. | Someone is playing an instrument. | The stock market fell."
+    for verb in takers:
+        line_texts = " | ".join(texts.split(" | ")[:2]) if verb == "why" else texts
+        reply = run(f"{verb} {line_texts} --pool sbert --layer 2")
+        assert reply.ok, (verb, reply.error)
+        (sentence,) = sbert_layer_warnings(lm, [Pooling.SBERT], 2)
+        assert reply.result.warnings.count(sentence) == 1, (verb, reply.result.warnings)
+        assert not run(f"{verb} {line_texts} --pool sbert").result.warnings  # the last layer: nothing to say
+    sentences = run(f"project {texts} --level sentences --pool sbert --layer 2").result
+    assert "last layer" in sentences.text and "layer 2" not in sentences.text
+

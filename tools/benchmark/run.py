@@ -30,7 +30,7 @@ from tools.core.results import Artifact, Chart, Result, Table, csv_text, json_va
 from tools.core.text import md
 from tools.core.timing import timed
 from tools.encoding.encode import encode
-from tools.encoding.pooling import Pooling, available_poolings, pool
+from tools.encoding.pooling import Pooling, available_poolings, no_recipe, pool
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity.baselines import GLOVE_NAME, glove_average, input_embedding_average
 
@@ -132,10 +132,10 @@ def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: l
     wanted = list(dict.fromkeys(Pooling.parse(n.strip()) for n in names if n.strip()))
     missing = [p for p in wanted if p not in available]
     if missing:
-        warnings.append(f"{lm.name} has no sentence-transformers pooling recipe, so sbert pooling was skipped for it.")
+        warnings.append(f"{no_recipe(lm)}, so sbert pooling was skipped for it.")
     chosen = [p for p in wanted if p in available]
     if not chosen:
-        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
+        raise UserError(f"{no_recipe(lm)}; use --pool mean, cls or max.")
     return chosen
 
 

@@ -51,6 +51,27 @@ _SIMPLE: dict[Pooling, Callable[[torch.Tensor], torch.Tensor]] = {
 }
 
 
+def no_recipe(lm: LoadedModel) -> str:
+    """The one sentence for a model without a sentence-transformers recipe (without its advice)."""
+    return f"{lm.name} has no sentence-transformers pooling recipe"
+
+
+def usable_pooling(lm: LoadedModel, name: str) -> Pooling:
+    """``name`` as a :class:`Pooling` this model has; ``sbert`` on a model without a recipe is refused."""
+    pooling = Pooling.parse(name)
+    if pooling not in available_poolings(lm):
+        raise UserError(f"{no_recipe(lm)}; use --pool mean, cls or max.")
+    return pooling
+
+
+def sbert_layer_warnings(lm: LoadedModel, poolings: Sequence[Pooling], layer_index: int) -> list[str]:
+    """The one sentence when ``sbert`` is asked for at a layer other than the last, which it never reads."""
+    if Pooling.SBERT in poolings and layer_index != lm.num_layers:
+        return [f"sbert pooling reads the last layer, as sentence-transformers does, not layer {layer_index}; "
+                "the other poolings and the token vectors use layer " f"{layer_index}."]
+    return []
+
+
 def available_poolings(lm: LoadedModel) -> list[Pooling]:
     """Every pooling this model supports (``sbert`` only with a sentence-transformers recipe)."""
     pools = [Pooling.CLS, Pooling.MEAN, Pooling.MAX]
@@ -69,9 +90,7 @@ def pool(lm: LoadedModel, enc: Encoded, pooling: Pooling, layer: int | None = No
     if pooling is Pooling.SBERT:
         recipe = lm.sentence_config()
         if recipe is None:
-            raise UserError(
-                f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max."
-            )
+            raise UserError(f"{no_recipe(lm)}; use --pool mean, cls or max.")
         vec = _sbert(states, recipe["mode"])
         return torch.nn.functional.normalize(vec, dim=0) if recipe["normalize"] else vec
     return _SIMPLE[pooling](states)

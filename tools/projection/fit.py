@@ -19,7 +19,6 @@ import pandas as pd
 from tools.core import cancel
 from tools.core.errors import UserError
 from tools.core.results import Artifact, Table, csv_text
-from tools.models.hub import LoadedModel
 
 Progress = Callable[[float, str], None]
 
@@ -231,13 +230,6 @@ def chart_sample(frame: pd.DataFrame, limit: int, keep: pd.Series | None = None)
     kept = frame[keep]
     rest = frame[~keep].sample(n=max(0, limit - len(kept)), random_state=SEED)
     return pd.concat([kept, rest]).sort_index(), True
-
-
-def layer_note(lm: LoadedModel, layer: int) -> str:
-    """Which hidden state, in words: 'last layer', 'layer 0 (the embedding output)' or 'layer k of n'."""
-    if layer == lm.num_layers:
-        return "last layer"
-    return "layer 0 (the embedding output)" if layer == 0 else f"layer {layer} of {lm.num_layers}"
 
 
 def listing(frame: pd.DataFrame) -> pd.Series:

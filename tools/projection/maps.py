@@ -6,6 +6,7 @@ are in :mod:`tools.projection.vocab_basis` and :mod:`tools.projection.glove_basi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,8 +17,8 @@ from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
 from tools.core.timing import timed
-from tools.encoding.encode import check_layer, encode, truncation_warnings
-from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
+from tools.encoding.encode import check_layer, encode, layer_note, truncation_warnings
+from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
 from tools.projection.fit import (
     METHOD_NAMES,
@@ -33,7 +34,6 @@ from tools.projection.fit import (
     explained_sentence,
     explained_table,
     fit,
-    layer_note,
     listing,
     min_points,
     parse_choice,
@@ -42,16 +42,6 @@ from tools.projection.fit import (
 from tools.projection.glove_basis import on_glove_basis
 from tools.projection.vocab_basis import on_vocab_basis
 from tools.similarity.compare import label as text_label
-
-
-def _pooling(lm: LoadedModel, pool: str) -> Pooling:
-    pooling = Pooling.parse(pool)
-    if pooling not in available_poolings(lm):
-        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
-    return pooling
-
-
-
 
 
 @timed("project")
@@ -94,7 +84,7 @@ def project(
     chosen_basis = parse_choice(Basis, basis, "basis")
     check_dims(dims)
     layer_index = check_layer(lm, layer)
-    pooling = _pooling(lm, pool)
+    pooling = usable_pooling(lm, pool)
     if not texts:
         raise UserError("`project` needs at least one text, like `project The cat sat. | A dog ran.`")
     if chosen_method is Method.UMAP:
@@ -111,9 +101,14 @@ def project(
         if chosen_level is Level.SENTENCES:
             raise UserError("--basis vocab places tokens next to their vocabulary rows; use it with --level tokens.")
         return on_vocab_basis(lm, texts, chosen_method, dims, layer_index, settings, report, chart_limit)
-    if chosen_level is Level.SENTENCES:
-        return _sentences(lm, texts, chosen_method, dims, layer_index, pooling, settings, report)
-    return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report, chart_limit)
+    if chosen_level is Level.SENTENCES:  # sbert reads the last layer whatever was asked: say so, and name that one
+        sentence_layer = lm.num_layers if pooling is Pooling.SBERT else layer_index
+        result = _sentences(lm, texts, chosen_method, dims, sentence_layer, pooling, settings, report)
+    else:
+        result = _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report, chart_limit)
+    if extra := sbert_layer_warnings(lm, [pooling], layer_index):
+        result = dataclasses.replace(result, warnings=[*result.warnings, *extra])
+    return result
 
 
 def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_limit) -> Result:

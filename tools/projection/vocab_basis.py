@@ -8,7 +8,7 @@ import pandas as pd
 from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
-from tools.encoding.encode import encode, truncation_warnings
+from tools.encoding.encode import encode, layer_note, truncation_warnings
 from tools.models.hub import LoadedModel
 from tools.projection.fit import (
     BACKGROUND_POINTS,
@@ -23,7 +23,6 @@ from tools.projection.fit import (
     explained_sentence,
     explained_table,
     fit,
-    layer_note,
     listing,
 )
 from tools.similarity.compare import label as text_label

@@ -11,8 +11,15 @@ from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
 from tools.core.text import md
 from tools.core.timing import timed
-from tools.encoding.encode import check_layer, truncation_warnings
-from tools.encoding.pooling import Pooling, available_poolings, cosine_matrix, sentence_vectors
+from tools.encoding.encode import check_layer, layer_note, truncation_warnings
+from tools.encoding.pooling import (
+    Pooling,
+    available_poolings,
+    cosine_matrix,
+    sbert_layer_warnings,
+    sentence_vectors,
+    usable_pooling,
+)
 from tools.models.hub import LoadedModel, as_model
 
 
@@ -27,10 +34,7 @@ def parse_poolings(lm: LoadedModel, pool: str) -> list[Pooling]:
     """``all`` means every pooling the model supports; otherwise exactly one."""
     if pool.lower() == "all":
         return available_poolings(lm)
-    pooling = Pooling.parse(pool)
-    if pooling not in available_poolings(lm):
-        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
-    return [pooling]
+    return [usable_pooling(lm, pool)]
 
 
 @timed("compare")
@@ -64,9 +68,8 @@ def compare(
         vectors, encs = sentence_vectors(lm, texts, p, layer_index)
         matrices[p] = cosine_matrix(vectors)
     warnings += truncation_warnings(lm, encs)
-    if Pooling.SBERT in poolings and layer is not None and layer_index != lm.num_layers:
-        warnings.append("sbert pooling always reads the last layer; --layer applies to the other poolings.")
-    layer_note = f"layer {layer_index} of {lm.num_layers}" if layer_index != lm.num_layers else "last layer"
+    warnings += sbert_layer_warnings(lm, poolings, layer_index)
+    where = layer_note(lm, layer_index)
     settings = {"pool": pool.lower(), "layer": layer_index}
     if len(texts) == 2:
         frame = pd.DataFrame({
@@ -76,10 +79,10 @@ def compare(
             "cosine": [float(matrices[p][0, 1]) for p in poolings],
         })
         if len(poolings) == 1:
-            text = f"Cosine similarity **{frame['cosine'][0]:.4f}** ({poolings[0].value} pooling, {layer_note}, {lm.name})."
+            text = f"Cosine similarity **{frame['cosine'][0]:.4f}** ({poolings[0].value} pooling, {where}, {lm.name})."
         else:
             parts = ", ".join(f"{r.pooling} {r.cosine:.4f}" for r in frame.itertuples())
-            text = f"Cosine similarity by pooling ({layer_note}, {lm.name}): {parts}."
+            text = f"Cosine similarity by pooling ({where}, {lm.name}): {parts}."
         chart = charts.bars(frame, "pooling", "cosine", title="Cosine similarity by pooling",
                             domain=(min(0.0, float(frame["cosine"].min())), 1.0), sort=None)
         return Result("compare", text, [Table("similarity", frame)], [Chart("similarity", chart)],
@@ -98,6 +101,6 @@ def compare(
                           title=f"Cosine similarity ({poolings[0].value} pooling)",
                           x_order=labels, y_order=labels, domain=(min(0.0, float(frame["cosine"].min())), 1.0))
     text = (f"Similarity matrix of {len(texts)} texts ({', '.join(p.value for p in poolings)} pooling, "
-            f"{layer_note}, {lm.name}). Most similar pair: **{md(best['a'])}** and **{md(best['b'])}** "
+            f"{where}, {lm.name}). Most similar pair: **{md(best['a'])}** and **{md(best['b'])}** "
             f"({best['cosine']:.4f}, {best['pooling']}).")
     return Result("compare", text, tables, [Chart("similarity", heat)], warnings, lm.name, settings=settings)

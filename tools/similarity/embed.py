@@ -18,7 +18,7 @@ from tools.core.errors import UserError
 from tools.core.results import Artifact, Chart, Result, Table, csv_text
 from tools.core.timing import timed
 from tools.encoding.encode import Encoded, check_layer, truncation_warnings
-from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
+from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity.compare import label
 
@@ -53,14 +53,11 @@ def embed(
     if not texts:
         raise UserError("`embed` needs a text: `embed BERT provides contextual embeddings.`.")
     layer_index = check_layer(lm, layer)
-    pooling = Pooling.parse(pool)
-    if pooling not in available_poolings(lm):
-        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
+    pooling = usable_pooling(lm, pool)
     sentences, encs = sentence_vectors(lm, texts, pooling, layer_index)
     sentences = sentences.float()
     warnings = truncation_warnings(lm, encs)
-    if pooling is Pooling.SBERT and layer_index != lm.num_layers:
-        warnings.append("sbert pooling always reads the last layer; the token vectors come from --layer.")
+    warnings += sbert_layer_warnings(lm, [pooling], layer_index)
     labels = [label(i, t) for i, t in enumerate(texts)]
     shapes = _shapes(lm, encs, labels)
     tokens = _token_norms(encs, labels, layer_index)

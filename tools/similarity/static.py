@@ -26,7 +26,7 @@ from tools.core.results import Chart, Result, Table
 from tools.core.text import code, md
 from tools.core.timing import timed
 from tools.encoding.encode import truncation_warnings
-from tools.encoding.pooling import Pooling, available_poolings, cosine_matrix, sentence_vectors
+from tools.encoding.pooling import cosine_matrix, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity import words
 from tools.similarity.compare import label
@@ -241,9 +241,7 @@ def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> Result:
 def _sentence_mode(lm: LoadedModel, texts: Sequence[str], pool: str) -> Result:
     if len(texts) < 2:
         raise UserError("`static` needs two texts to compare: `static A cat sat. | A kitten sat.`.")
-    pooling = Pooling.parse(pool)
-    if pooling not in available_poolings(lm):
-        raise UserError(f"{lm.name} has no sentence-transformers pooling recipe; use --pool mean, cls or max.")
+    pooling = usable_pooling(lm, pool)
     table = glove()
     static_vecs, used_rows = [], []
     for i, text in enumerate(texts):

@@ -20,8 +20,8 @@ from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
 from tools.core.text import code, md
 from tools.core.timing import timed
-from tools.encoding.encode import Encoded, check_layer, encode, truncation_warnings
-from tools.encoding.pooling import Pooling, cosine_matrix, sentence_vectors
+from tools.encoding.encode import Encoded, check_layer, encode, layer_note, truncation_warnings
+from tools.encoding.pooling import Pooling, cosine_matrix, sbert_layer_warnings, sentence_vectors
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity.attribution import BASELINE, similarity_attribution
 from tools.similarity.compare import label, parse_poolings
@@ -132,11 +132,10 @@ def why(
     cosine = float(cosine_matrix(vectors)[0, 1])
     warnings = truncation_warnings(lm, encs)
     recipe = lm.sentence_config() if pooling is Pooling.SBERT else None
-    if pooling is Pooling.SBERT and layer is not None and layer_index != lm.num_layers:
-        warnings.append("sbert pooling always reads the last layer; --layer was not used.")
+    warnings += sbert_layer_warnings(lm, [pooling], layer_index)
     if pooling is Pooling.SBERT:
         layer_index = lm.num_layers
-    where = f"layer {layer_index} of {lm.num_layers}" if layer_index != lm.num_layers else "last layer"
+    where = layer_note(lm, layer_index)
     settings = {"pool": pooling.value, "layer": layer_index}
     if pooling is Pooling.MEAN or (recipe is not None and recipe["mode"] in ("mean", "mean_sqrt_len")):
         if recipe is not None:
