@@ -144,6 +144,7 @@ class Tally:
     ok: int = 0
     refused: int = 0
     errors: list[str] = field(default_factory=list)
+    refused_commands: set[str] = field(default_factory=set)  # the verbs that answered with a clear refusal
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, line: str, seconds: float, data: dict | None, failure: str | None) -> None:
@@ -157,6 +158,7 @@ class Tally:
                 self.errors.append(f"{line[:60]}: {data.get('error')}")
             else:
                 self.refused += 1
+                self.refused_commands.add(line.split()[0])
 
 
 def run_session(url: str, lines: list[str], tally: Tally, start: threading.Barrier) -> None:
@@ -227,7 +229,7 @@ def measure(sessions: int, commands: int, concurrency: int, warmup: int, extra: 
     total = sessions * commands
     return {
         "sessions": sessions, "commands_per_session": commands, "commands": total, "concurrency": concurrency,
-        "mix": mix, "warmup_errors": warm_tally.errors,
+        "mix": mix, "warmup_errors": warm_tally.errors, "refused_in_warmup": sorted(warm_tally.refused_commands),
         "ok": tally.ok, "refused": tally.refused, "errors": len(tally.errors), "error_samples": tally.errors[:10],
         "p50_s": round(percentile(tally.latencies, 50), 3), "p95_s": round(percentile(tally.latencies, 95), 3),
         "wall_s": round(wall, 1), "throughput_per_s": round(total / wall, 2),

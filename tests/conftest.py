@@ -17,6 +17,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 #: STS-B lives beside the project, never inside it.
 STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
 
+
+@pytest.fixture(scope="session")
+def stsb_dir() -> Path:
+    """The STS-B folder beside the project; a test that needs it fails with this sentence when it is missing
+    (a skip would hide that the benchmark was never checked). Tests that need no data do not ask for it."""
+    if not (STSB_DIR / "sts-dev.tsv").is_file():
+        pytest.fail(f"STS-B is not at {STSB_DIR}: the tests read it from ../shared/data/stsb beside the project")
+    return STSB_DIR
+
 from tools.core.config import Settings  # noqa: E402
 from tools.models.hub import ModelHub  # noqa: E402
 

@@ -15,7 +15,6 @@ from sklearn.metrics import f1_score
 
 from assistant.commands.spec import Session
 from assistant.dispatch import execute
-from tests.conftest import STSB_DIR
 from tools.benchmark import data as stsdata
 from tools.benchmark import metrics
 from tools.benchmark import run as bm
@@ -24,12 +23,9 @@ from tools.core.errors import UserError
 from tools.core.text import md
 from tools.encoding.pooling import Pooling
 
-pytestmark = pytest.mark.skipif(not (STSB_DIR / "sts-dev.tsv").is_file(), reason="STS-B not found beside the project")
-
-
 @pytest.fixture(scope="module")
-def settings(hub) -> Settings:
-    return dataclasses.replace(hub.settings, data_dir=str(STSB_DIR))
+def settings(hub, stsb_dir) -> Settings:
+    return dataclasses.replace(hub.settings, data_dir=str(stsb_dir))
 
 
 @pytest.fixture(scope="module")
@@ -316,11 +312,11 @@ def _tiny_bert(folder, tokenizer) -> None:
     tokenizer.save_pretrained(folder)
 
 
-def test_two_models_are_scored_side_by_side_each_with_the_poolings_it_has(lm, tmp_path):
+def test_two_models_are_scored_side_by_side_each_with_the_poolings_it_has(lm, tmp_path, stsb_dir):
     from tools.models.hub import ModelHub
 
     _tiny_bert(tmp_path / "models" / "tiny-bert", lm.tokenizer)
-    settings = Settings(model_roots=str(tmp_path / "models"), data_dir=str(STSB_DIR), time_limit_s=0)
+    settings = Settings(model_roots=str(tmp_path / "models"), data_dir=str(stsb_dir), time_limit_s=0)
     reply = execute("benchmark --models minilm,tiny-bert --sample 40 --pool mean,sbert", Session(),
                     ModelHub(settings), settings)
     assert reply.ok, reply.error

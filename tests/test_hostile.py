@@ -85,7 +85,7 @@ def test_hostile_texts_words_and_names_show_literally_and_run_nothing(live_app, 
     reply = ask(page, f"{SCRIPT} {JS_LINK}")  # an unknown verb echoes the line in its error
     assert "Unknown command" in reply.inner_text()
     reply = ask(page, f"model {IMG}")
-    assert "not a model name" in reply.inner_text() or "refused" in reply.inner_text()
+    assert "is not a model name" in reply.inner_text()
     ask(page, f"compare {MD_IMAGE} | ![a](javascript:alert(1)) --pool {SVG}")
     page.wait_for_timeout(1500)  # give any injected handler its chance to fire
     watch.assert_quiet(page)

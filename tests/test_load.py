@@ -24,7 +24,11 @@ def test_a_short_load_run_through_every_command_has_no_errors():
     assert numbers["warmup_errors"] == [], numbers["warmup_errors"]  # each command once, all fine
     assert numbers["errors"] == 0, numbers["error_samples"]
     assert numbers["ok"] + numbers["refused"] == 18
-    assert numbers["ok"] >= 12
+    # Each command ran once alone first: only those that cannot answer through `run` refused there, because every
+    # call of `run` is a fresh conversation (nothing to re-run, list or export). The server has STS-B and a tiny
+    # masked-LM model (bench/load.py builds it), so `benchmark` and `mask` answer.
+    expected = {"again", "history", "export"}
+    assert set(numbers["refused_in_warmup"]) == expected, numbers["refused_in_warmup"]
     assert numbers["rss_before_mb"] > 100 and numbers["rss_after_mb"] > 100  # the server's memory was read
     assert out.returncode == 0, out.stderr[-2000:]
 

@@ -204,12 +204,11 @@ def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thr
     assert stand_in.crossings and max(c.argument_bytes for c in stand_in.crossings) < MAX_ARGUMENT_BYTES
 
 
-def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_thread, capsys):
+def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_thread, capsys, stsb_dir):
     from assistant.commands.spec import Session
 
-    lines = ["compare A man is playing a guitar. | Someone plays an instrument.", "attend The cat sat on the mat."]
-    if (STSB_DIR / "sts-dev.tsv").is_file():
-        lines.append("benchmark --data stsb-dev --sample 200 --pool mean")
+    lines = ["compare A man is playing a guitar. | Someone plays an instrument.", "attend The cat sat on the mat.",
+             "benchmark --data stsb-dev --sample 200 --pool mean"]
     settings = dataclasses.replace(hub.settings, data_dir=str(STSB_DIR))
     from assistant.dispatch import execute
 
