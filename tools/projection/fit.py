@@ -8,7 +8,7 @@ chart sampling, downloads, labels).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -18,7 +18,7 @@ import pandas as pd
 
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Artifact, Table, csv_text
+from tools.core.results import Artifact, Chart, Result, Table, csv_text
 
 Progress = Callable[[float, str], None]
 
@@ -220,6 +220,21 @@ def downloads(command: str, frame: pd.DataFrame, chart: alt.TopLevelMixin) -> li
     spec = json.dumps(chart.to_dict(), indent=1).encode("utf-8")
     return [Artifact(f"{command}-coordinates.csv", csv, "text/csv"),
             Artifact(f"{command}-chart.vl.json", spec, "application/json")]
+
+
+def map_result(command: str, text: str, table: Table, fitted: Fitted, chart: alt.TopLevelMixin,
+               warnings: list[str], model: str, settings: dict, *, chart_name: str = "projection",
+               extra_tables: Sequence[Table] = (), extra_artifacts: Sequence[Artifact] = ()) -> Result:
+    """A map's reply: its table, PCA's explained variance when there is one, the chart, the downloads."""
+    tables = [table, *([ev] if (ev := explained_table(fitted)) is not None else []), *extra_tables]
+    return Result(command, text, tables, [Chart(chart_name, chart)], warnings, model, settings=settings,
+                  artifacts=[*downloads(command, table.frame, chart), *extra_artifacts])
+
+
+def sample_warning(shown: int, total: int, what: str, kept: str = "") -> str:
+    """The one sentence for a chart that shows a sample of its table's rows."""
+    return (f"The chart shows a seeded sample of {shown:,} of {total:,} {what}{kept} (the chart-row limit); "
+            "the table and the downloads have them all.")
 
 
 def chart_sample(frame: pd.DataFrame, limit: int, keep: pd.Series | None = None) -> tuple[pd.DataFrame, bool]:

@@ -16,17 +16,16 @@ import pandas as pd
 
 from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
+from tools.core.results import Result, Table
 from tools.core.text import code
 from tools.projection.fit import (
     METHOD_NAMES,
     Method,
     axis_titles,
     coordinate_columns,
-    downloads,
     explained_sentence,
-    explained_table,
     fit,
+    map_result,
 )
 from tools.similarity.compare import label as text_label
 from tools.similarity.static import GLOVE, glove, oov_message, words_of
@@ -94,8 +93,4 @@ def on_glove_basis(texts: Sequence[str], method: Method, dims: int, settings: di
         warnings.append(oov_message(sorted(set(unknown))) + " Those words are left out of the map.")
     if len(shown) < len(table):
         warnings.append(f"The chart shows the first {len(shown):,} of {len(table):,} words; the table has them all.")
-    tables = [Table("words in GloVe", table)]
-    if (ev := explained_table(fitted)) is not None:
-        tables.append(ev)
-    return Result("project", text, tables, [Chart("projection", chart)], warnings, GLOVE,
-                  settings=settings, artifacts=downloads("project", table, chart))
+    return map_result("project", text, Table("words in GloVe", table), fitted, chart, warnings, GLOVE, settings)

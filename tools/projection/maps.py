@@ -15,7 +15,7 @@ import torch
 
 from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
+from tools.core.results import Result, Table
 from tools.core.timing import timed
 from tools.encoding.encode import check_layer, encode, layer_note, truncation_warnings
 from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
@@ -30,13 +30,13 @@ from tools.projection.fit import (
     chart_sample,
     check_dims,
     coordinate_columns,
-    downloads,
     explained_sentence,
-    explained_table,
     fit,
     listing,
+    map_result,
     min_points,
     parse_choice,
+    sample_warning,
     umap_module,
 )
 from tools.projection.glove_basis import on_glove_basis
@@ -166,13 +166,9 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_lim
     text += "".join(f" {n}" for n in fitted.notes)
     warnings = truncation_warnings(lm, encs)
     if sampled:
-        warnings.append(f"The chart shows {len(chart_frame):,} of {len(frame):,} points (a seeded sample, every "
-                        "special token and sentence vector kept); the table has them all.")
-    tables = [Table("coordinates", frame)]
-    if (ev := explained_table(fitted)) is not None:
-        tables.append(ev)
-    return Result("project", text, tables, [Chart("projection", chart)], warnings, lm.name,
-                  settings=settings, artifacts=downloads("project", frame, chart))
+        warnings.append(sample_warning(len(chart_frame), len(frame), "points",
+                                       ", every special token and sentence vector kept"))
+    return map_result("project", text, Table("coordinates", frame), fitted, chart, warnings, lm.name, settings)
 
 
 
@@ -201,9 +197,6 @@ def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Res
     text = (f"{len(texts)} sentence vectors ({pooling.value} pooling, {layer_note(lm, layer)} of **{lm.name}**) "
             f"projected to {dims}-D with {method.value}, one labelled point per text.{explained_sentence(fitted)}")
     text += "".join(f" {n}" for n in fitted.notes)
-    tables = [Table("coordinates", frame)]
-    if (ev := explained_table(fitted)) is not None:
-        tables.append(ev)
-    return Result("project", text, tables, [Chart("projection", chart)], truncation_warnings(lm, encs),
-                  lm.name, settings=settings, artifacts=downloads("project", frame, chart))
+    return map_result("project", text, Table("coordinates", frame), fitted, chart, truncation_warnings(lm, encs),
+                      lm.name, settings)
 

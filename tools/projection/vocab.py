@@ -14,7 +14,7 @@ import pandas as pd
 from tools import charts
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Artifact, Chart, Result, Table
+from tools.core.results import Artifact, Result, Table
 from tools.core.timing import timed
 from tools.models.hub import LoadedModel, as_model
 from tools.projection.fit import (
@@ -24,12 +24,12 @@ from tools.projection.fit import (
     chart_sample,
     check_dims,
     coordinate_columns,
-    downloads,
     explained_sentence,
-    explained_table,
     fit,
+    map_result,
     min_points,
     parse_choice,
+    sample_warning,
     umap_module,
 )
 from tools.projection.vocab_basis import embedding_matrix, vocab_size, vocabulary
@@ -220,15 +220,9 @@ def vocab(
     text += "".join(f" {note}" for note in fitted.notes)
     warnings = []
     if sampled:
-        warnings.append(f"The chart shows a seeded sample of {len(chart_frame):,} of the {len(frame):,} tokens "
-                        f"(the chart limit, ASSISTANT_MAX_CHART_ROWS); the table and downloads have them all.")
-    tables = [Table("vocabulary", frame)]
-    if (ev := explained_table(fitted)) is not None:
-        tables.append(ev)
+        warnings.append(sample_warning(len(chart_frame), len(frame), "tokens"))
     summary = frame.groupby(paint.value).size().rename("tokens").reset_index()
-    tables.append(Table(f"tokens by {paint.value}", summary))
-    artifacts = [*downloads("vocab", frame, chart),
-                 Artifact("vocab-projector.zip", bundle, "application/zip")]
     settings = {"n": n, "method": chosen.value, "color": paint.value, "dims": dims, "tokens": len(ids)}
-    return Result("vocab", text, tables, [Chart("vocabulary", chart)], warnings, lm.name,
-                  settings=settings, artifacts=artifacts)
+    return map_result("vocab", text, Table("vocabulary", frame), fitted, chart, warnings, lm.name, settings,
+                      chart_name="vocabulary", extra_tables=[Table(f"tokens by {paint.value}", summary)],
+                      extra_artifacts=[Artifact("vocab-projector.zip", bundle, "application/zip")])

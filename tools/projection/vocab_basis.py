@@ -7,7 +7,7 @@ import pandas as pd
 
 from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
+from tools.core.results import Result, Table
 from tools.encoding.encode import encode, layer_note, truncation_warnings
 from tools.models.hub import LoadedModel
 from tools.projection.fit import (
@@ -19,11 +19,11 @@ from tools.projection.fit import (
     axis_titles,
     chart_sample,
     coordinate_columns,
-    downloads,
     explained_sentence,
-    explained_table,
     fit,
     listing,
+    map_result,
+    sample_warning,
 )
 from tools.similarity.compare import label as text_label
 
@@ -127,11 +127,7 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
     text += "".join(f" {n}" for n in (*notes, *fitted.notes))
     warnings = truncation_warnings(lm, encs)
     if sampled:
-        warnings.append(f"The chart shows a seeded sample of {len(long):,} of {2 * len(table):,} points; "
-                        "the table has them all.")
-    tables = [Table("static and contextual", table)]
-    if (ev := explained_table(fitted)) is not None:
-        tables.append(ev)
-    return Result("project", text, tables, [Chart("projection", chart)], warnings, lm.name,
-                  settings=settings, artifacts=downloads("project", table, chart))
+        warnings.append(sample_warning(len(long), 2 * len(table), "points"))
+    return map_result("project", text, Table("static and contextual", table), fitted, chart, warnings, lm.name,
+                      settings)
 
