@@ -169,10 +169,11 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         inputs = [box, session, model, mlm]
         show = "(payload) => window.assistant.append(payload)"
         shown_on_load = "(payload) => window.assistant.append(payload, true)"
-        for trigger in (send.click, box.submit):
-            trigger(respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
-                    js="(...args) => window.assistant.ask(...args)", show_progress_on=[box]
-                    ).then(None, [reply], None, js=show, api_visibility="private")
+        # One event for Run and Enter, so "once" holds across both: a page has one command in flight at a time
+        # (a second Run or Enter meanwhile is dropped, and the page says so).
+        gr.on([send.click, box.submit], respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
+              js="(...args) => window.assistant.ask(...args)", show_progress_on=[box], trigger_mode="once",
+              ).then(None, [reply], None, js=show, api_visibility="private")
         upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
                   concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")

@@ -13,15 +13,6 @@
     turns: 0,
   });
 
-  // A full queue refuses the join request with 503: remember it, so the reply says so in one sentence.
-  const fetchFirst = window.fetch.bind(window);
-  window.fetch = async (...args) => {
-    const response = await fetchFirst(...args);
-    const url = String((args[0] && args[0].url) || args[0] || "");
-    if (response.status === 503 && url.includes("/queue/join")) A.busy = true;
-    return response;
-  };
-
   const log = () => document.querySelector("#conversation .log");
   const box = () => document.querySelector("#command-box textarea");
 
@@ -30,6 +21,31 @@
     if (!container || !el) return;
     container.scrollTop = el.offsetTop - container.offsetTop - 8;
   }
+
+  // One command per page at a time: while one is unanswered, the page framework drops another Run or Enter
+  // (its events run "once"). Say so in one sentence instead of doing nothing; the note goes with the reply.
+  function waitingNote(show) {
+    let note = document.querySelector("#waiting-note");
+    if (show && !note) {
+      note = document.createElement("div");
+      note.id = "waiting-note";
+      note.setAttribute("role", "status");
+      note.textContent = "This page's command is still running: send the next one when its reply arrives.";
+      const row = document.querySelector("#command-row");
+      if (row) row.after(note);
+    } else if (!show && note) {
+      note.remove();
+    }
+  }
+  const unanswered = () => !!(log() && log().querySelector(".pending"));
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#run-button, [data-run]") && unanswered()) waitingNote(true);
+  }, true);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && event.target.closest("#command-box") && unanswered()) {
+      waitingNote(true);
+    }
+  }, true);
 
   // Called by the command event before the request leaves: the question shows at once.
   A.ask = (...args) => {
@@ -84,6 +100,26 @@
     }
   }
 
+  // A command the server never took (its queue is full: HTTP 503) or lost (the connection broke) ends in the
+  // page framework's error toast, and no reply follows: answer the waiting question in one sentence instead.
+  const FAILED = [
+    ["busy", "The server is busy: its queue of waiting commands is full, so this one was not run; try again in a minute."],
+    ["connection", "The connection to the server broke before this one was answered; your conversation is kept, try again."],
+  ];
+  new MutationObserver(() => {
+    for (const toast of document.querySelectorAll(".toast-body:not([data-seen])")) {
+      toast.dataset.seen = "1";
+      const text = toast.textContent.toLowerCase();
+      const known = FAILED.find(([word]) => text.includes(word));
+      const pending = log() && log().querySelector(".pending:last-child");
+      if (!known || !pending) continue;
+      pending.className = "reply error";
+      pending.textContent = known[1];
+      pending.dataset.done = "1";
+      if (!unanswered()) waitingNote(false);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+
   // Called after the command event: append the new reply, draw its charts, scroll to it.
   // `onLoad`: the page-open event (a permalink's command, or nothing); having nothing to show is not
   // a failure there, and must not mark a question the visitor already sent as unanswered.
@@ -97,12 +133,10 @@
       const pending = log() && log().querySelector(".pending:last-child");
       if (pending) {
         pending.className = "reply error";
-        pending.textContent = A.busy
-          ? "The server is busy: its queue of waiting commands is full, so this one was not run; try again in a minute."
-          : "The server did not answer this one; your conversation is kept, try again.";
-        A.busy = false;
+        pending.textContent = "The server did not answer this one; your conversation is kept, try again.";
         pending.dataset.done = "1";
       }
+      if (!unanswered()) waitingNote(false);
       return [];
     }
     A.seen.add(payload.id);
@@ -126,6 +160,7 @@
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
     reply.dataset.ms = (performance.now() - (A.askedAt ?? performance.now())).toFixed(1); // Enter -> drawn
     reply.dataset.done = "1";
+    if (!unanswered()) waitingNote(false);
     const replies = container.querySelectorAll(".reply");
     for (let i = 0; i < replies.length - A.keepLive; i++) {
       if (replies[i].dataset.rested !== "1") { rest(replies[i]); replies[i].dataset.rested = "1"; }
