@@ -76,6 +76,28 @@ def live_app(hub):
         demo.close()
 
 
+@pytest.fixture()
+def serve(hub):
+    """Start the real page with the given settings on a free port; every server is closed after the test."""
+    started = []
+
+    def _serve(**overrides):
+        from assistant.app import build, launch_options
+        from tools.core.config import Settings
+
+        settings = Settings(**overrides)
+        demo = build(hub, settings)
+        port = free_port()
+        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                    **launch_options(settings))
+        started.append(demo)
+        return demo, f"http://127.0.0.1:{port}/"
+
+    yield _serve
+    for demo in started:
+        demo.close()
+
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -10,7 +10,6 @@ import pytest
 
 from tests.browsing import DONE, REPLIES, Reply, ready
 from tests.test_cancel import _pairs_file
-from tests.test_sessions import serve  # noqa: F401 - the fixture that starts and stops the page
 
 pytestmark = pytest.mark.browser
 

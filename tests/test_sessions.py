@@ -16,8 +16,6 @@ from assistant.session import Session
 from assistant.sharing.links import full_turns
 from assistant.store import ResultStore, result_nbytes, results
 from tests.browsing import ask
-from tests.conftest import free_port
-from tools.core.config import Settings
 from tools.core.results import Result
 
 
@@ -101,27 +99,6 @@ def test_export_recomputes_turns_no_longer_stored_with_the_same_numbers(run, hub
 
 
 # --- through the page --------------------------------------------------------------------
-
-@pytest.fixture()
-def serve(hub):
-    """Start the real page with the given settings on a free port; every server is closed after the test."""
-    started = []
-
-    def _serve(**overrides):
-        from assistant.app import build, launch_options
-
-        settings = Settings(**overrides)
-        demo = build(hub, settings)
-        port = free_port()
-        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                    **launch_options(settings))
-        started.append(demo)
-        return demo, f"http://127.0.0.1:{port}/"
-
-    yield _serve
-    for demo in started:
-        demo.close()
-
 
 def _conversations(demo) -> dict[str, Session]:
     """The page's live conversations by Gradio session hash (those that ran a command)."""
