@@ -26,7 +26,7 @@ from assistant.commands.spec import Context, Session
 from assistant.commands.table import TABLE
 from assistant.parsing import parse
 from assistant.store import chart_frames
-from assistant.understanding import is_question, understand
+from assistant.understanding import another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
 from tools.core.config import Settings
@@ -124,10 +124,14 @@ def execute(
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> str | None:
     """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
     command read as a question, or None."""
+    typed = TABLE.get(line.split()[0].lower())
+    other = another_model(line, session, TABLE, settings)  # "compare that with bert-small": the last answer, --vs
+    if other is not None and other.line is not None and typed is not None:
+        if typed.name == "compare" or other.line.split()[0] == typed.name:
+            return other.line
     if not any(mark in line for mark in "'\"“‘:") and " and " not in line:
         return None
     understood = understand(line, session, hub, TABLE, settings)
-    typed = TABLE.get(line.split()[0].lower())
     if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
         return None
     return understood.line

@@ -179,6 +179,25 @@ def test_follow_ups_in_words_change_the_previous_command(run):
     assert session.history[-1] == "word bank | the river bank | the bank loan --strategy last"  # `again` works on it
 
 
+def test_follow_ups_that_name_another_model_answer_side_by_side(run):
+    """"compare that with bert-small" (issue 18): the previous command again, with --vs."""
+    session = Session()
+    run("how similar are 'a cat' and 'a dog'", session)
+    both = run("how does minilm:int8 answer that?", session)
+    assert both.ok and both.interpreted_as == "compare a cat | a dog --vs minilm:int8"
+    assert set(both.result.tables[0].frame["model"]) == {"minilm", "minilm:int8"}
+    assert run("and with the int8 model?", session).interpreted_as == "compare a cat | a dog --vs minilm:int8"
+    run("attend The cat sat on the mat.", session)
+    typed = run("compare that with minilm:int8", session)  # starts with a verb: still the previous answer
+    assert typed.ok and typed.routed and typed.interpreted_as == "attend The cat sat on the mat. --vs minilm:int8"
+    away = run("compare that with bert-small", session)  # not downloadable here: its one sentence, shown as read
+    assert not away.ok and away.interpreted_as == "attend The cat sat on the mat. --vs bert-small"
+    assert "bert-small" in away.error and "Traceback" not in away.error
+    run("project A cat. | A dog. | A car.", session)
+    flat = run("now with minilm:int8", session)  # project has no side-by-side form: say so, offer the way
+    assert not flat.ok and "side by side" in flat.error and flat.suggestions[0] == "model minilm:int8"
+
+
 def test_a_command_written_as_a_sentence_still_runs(run):
     reply = run("compare 'a cat sat' and 'a dog ran'")
     assert reply.ok and reply.interpreted_as == "compare a cat sat | a dog ran"

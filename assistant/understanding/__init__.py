@@ -27,12 +27,21 @@ from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.hub import ModelHub
+from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: A model a follow-up may name: the embedded ones and the aliases (``:int8`` or "int8" after one), a hub id
+#: ``org/name``, or "the int8 model" (this conversation's model on the int8 path).
+_KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
+_MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m) for m in _KNOWN_MODELS)
+                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
+_INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
+#: How a question asks for the previous answer on another model ("compare that with bert-small").
+_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
 #: How many command lines a reply offers when it does not guess.
@@ -72,7 +81,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
-    follow = follow_up(question, session, table, settings)
+    follow = another_model(question, session, table, settings) or follow_up(question, session, table, settings)
     if follow is not None:
         return follow
     lm = router.routing_model(hub, session.model or settings.model)
@@ -134,6 +143,43 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
         line = merged_line(previous, Invocation("again", texts, options), table, settings)
     except UserError as exc:
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
+                             suggestions=(previous,), follow_up=True)
+    return Understanding(line=line, follow_up=True)
+
+
+def another_model(question: str, session: Session, table: Mapping[str, CommandSpec],
+                  settings: Settings) -> Understanding | None:
+    """The previous command on a second model, side by side (``--vs``): "compare that with bert-small",
+    "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
+    or brings texts of its own (then it is a new question)."""
+    read = slots.read(question)
+    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question)):
+        return None
+    if not _ANOTHER_MODEL.search(question):
+        return None
+    try:
+        previous = previous_line(session.history, table)
+    except UserError:
+        return None
+    spec = table.get(previous.split(None, 1)[0].lower())
+    if spec is None or spec.name in META:
+        return None
+    found = _MODEL.search(question)
+    if found is not None:
+        other = found.group("name").lower() if "/" not in found.group("name") else found.group("name")
+        other += FAST_SUFFIX if found.group("fast") else ""
+    elif _INT8.search(question):
+        other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
+    else:
+        return None
+    if not any(o.name == "vs" for o in spec.options):
+        return Understanding(message=f"`{spec.name}` does not answer on two models side by side; switch this "
+                             f"conversation's model, then run it again.", suggestions=(f"model {other}", previous),
+                             follow_up=True)
+    try:
+        line = merged_line(previous, Invocation("again", [], {spec.option("vs").dest: other}), table, settings)
+    except UserError as exc:
+        return Understanding(message=f"I read this as {code(previous, 80)} on {code(other, 40)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
     return Understanding(line=line, follow_up=True)
 
