@@ -1,6 +1,6 @@
 """Per-command latency, in process, warm: this project against the notebook way.
 
-For every command in ``assistant/commands.py``'s table, its first example runs
+For every command in the command table (``assistant/commands/``), its first example runs
 through ``assistant.dispatch.execute`` on the default model (loaded before timing).
 Three runs per repeat, interleaved:
 

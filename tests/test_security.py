@@ -212,7 +212,7 @@ def http_get(url: str) -> tuple[int, str, dict]:
     "/gradio_api/file=%2Fetc%2Fpasswd",
     "/gradio_api/file=/tmp/gradio/../../etc/passwd",
     f"/gradio_api/file={ROOT}/assistant/app.py",
-    f"/gradio_api/file={ROOT}/tools/config.py",
+    f"/gradio_api/file={ROOT}/tools/core/config.py",
     "/file=/etc/passwd",
     "/gradio_api/file=tests/conftest.py",
 ])

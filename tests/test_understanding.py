@@ -47,7 +47,7 @@ def accuracy(hub, model: str, rows: list[dict]) -> tuple[float, float, list[str]
 
 def test_every_routable_row_has_at_least_five_phrasings():
     thin = {spec.name: len(spec.phrasings) for spec in ROUTABLE if len(spec.phrasings) < 5}
-    assert not thin, f"rows with fewer than 5 phrasings (assistant/phrasings.py): {thin}"
+    assert not thin, f"rows with fewer than 5 phrasings (assistant/commands/phrasings.py): {thin}"
 
 
 def test_the_question_sets_are_big_enough_and_valid():

@@ -173,7 +173,7 @@ COMMANDS: list[CommandSpec] = [
 ]
 
 COMMANDS = [versus.enable(spec) for spec in COMMANDS]  # --vs MODEL on the commands that take it (issue 18)
-# Each row's plain-English phrasings (assistant/phrasings.py), for questions routed to it.
+# Each row's plain-English phrasings (assistant/commands/phrasings.py), for questions routed to it.
 COMMANDS = [dataclasses.replace(spec, phrasings=spec.phrasings or PHRASINGS.get(spec.name, ())) for spec in COMMANDS]
 
 #: Verbs and aliases -> spec, as the parser looks them up.
