@@ -124,6 +124,8 @@ def execute(
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> str | None:
     """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
     command read as a question, or None."""
+    if not line.split():
+        return None
     typed = TABLE.get(line.split()[0].lower())
     other = another_model(line, session, TABLE, settings)  # "compare that with bert-small": the last answer, --vs
     if other is not None and other.line is not None and typed is not None:

@@ -109,9 +109,22 @@ def _why(r: dict) -> list[list[str]]:
     return [["`why` per pair, by pooling (`bench/why.py`)", ours, f"`compare` of the same pair: {peer}", ratio]]
 
 
+def _visitors(r: dict) -> list[list[str]]:
+    rows = {row["mode"]: row for row in r["rows"]}
+    frees, keeps = rows["frees"], rows["keeps"]
+    return [[f"{frees['visitors']} visitors through the page, 5 heavy commands each, then the tab closed "
+             "(`bench/visitors.py`)",
+             f"{frees['kept_per_visitor_mb'] * 1024:,.0f} KB of RSS kept per departed visitor; replies "
+             f"{frees['received']}/{frees['sent']}",
+             f"the same app keeping every conversation (as Gradio alone does for an hour): "
+             f"{keeps['kept_per_visitor_mb'] * 1024:,.0f} KB",
+             f"{frees['kept_per_visitor_mb'] / keeps['kept_per_visitor_mb']:.2f}x (load at the end "
+             f"{r['load_after'][0]:.1f})"]]
+
+
 SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
-           ("why", _why)]
+           ("why", _why), ("visitors", _visitors)]
 
 
 def table() -> str:
