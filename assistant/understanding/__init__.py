@@ -111,6 +111,16 @@ def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command
     return tuple(dict.fromkeys(lines))
 
 
+def _previous(session: Session, table: Mapping[str, CommandSpec]) -> tuple[str, CommandSpec] | None:
+    """The conversation's last command line and its row, when there is one a follow-up can change."""
+    try:
+        previous = previous_line(session.history, table)
+    except UserError:
+        return None
+    spec = table.get(previous.split(None, 1)[0].lower())
+    return None if spec is None or spec.name in META else (previous, spec)
+
+
 def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
               settings: Settings) -> Understanding | None:
     """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
@@ -118,13 +128,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
     A question is a follow-up when it starts like one (or says only options) and names
     an option of the previous command or new quoted texts for it.
     """
-    try:
-        previous = previous_line(session.history, table)
-    except UserError:
+    if (last := _previous(session, table)) is None:
         return None
-    spec = table.get(previous.split(None, 1)[0].lower())
-    if spec is None or spec.name in META:
-        return None
+    previous, spec = last
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
@@ -157,13 +163,9 @@ def another_model(question: str, session: Session, table: Mapping[str, CommandSp
         return None
     if not _ANOTHER_MODEL.search(question):
         return None
-    try:
-        previous = previous_line(session.history, table)
-    except UserError:
+    if (last := _previous(session, table)) is None:
         return None
-    spec = table.get(previous.split(None, 1)[0].lower())
-    if spec is None or spec.name in META:
-        return None
+    previous, spec = last
     found = _MODEL.search(question)
     if found is not None:
         other = found.group("name").lower() if "/" not in found.group("name") else found.group("name")
