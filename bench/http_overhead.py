@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
     from gradio_client import Client
 
-    from assistant.app import CSS, build
+    from assistant.app import build, launch_options
     from assistant.commands.table import COMMANDS
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     lm = hub.get()
     demo = build(hub, settings)
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS, quiet=True,
-                show_error=False)
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **launch_options(settings))
     rows = []
     try:
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
