@@ -258,3 +258,19 @@ def test_fast_path_runs_hidden_states_in_onnx_runtime_and_attentions_in_torch(lm
     vec_quick, _ = sentence_vectors(fast_lm, TEXTS, Pooling.SBERT)
     vec_full, _ = sentence_vectors(lm, TEXTS, Pooling.SBERT)
     assert torch.nn.functional.cosine_similarity(vec_quick, vec_full, dim=1).min().item() >= INT8_MIN_COSINE
+
+
+def test_sentence_vectors_alone_keep_only_the_last_layer_and_a_full_encoding_serves_them():
+    """`benchmark` encodes with last_only: a seventh of the bytes in the cache and across the GPU boundary."""
+    lm = ModelHub(Settings()).get("minilm")
+    texts = ["A man plays a guitar.", "Someone is playing an instrument."]
+    last = encode(lm, texts, last_only=True)
+    full = encode(lm, texts)  # not served by the last-only entries: every layer is computed
+    for short, whole in zip(last, full):
+        assert short.hidden_states.shape[0] == 1 and whole.hidden_states.shape[0] == lm.num_layers + 1
+        assert torch.equal(short.layer(), whole.layer()) and torch.equal(short.layer(lm.num_layers), whole.layer())
+        with pytest.raises(ValueError, match="kept hidden states 6 and up, not 2"):
+            short.layer(2)
+    hits = cache_stats(lm).hits
+    again = encode(lm, texts, last_only=True)  # the full encodings now in the cache answer
+    assert cache_stats(lm).hits == hits + 2 and again[0].hidden_states.shape[0] == lm.num_layers + 1

@@ -32,6 +32,8 @@ from tools.models import gpu
 MAX_ARGUMENT_BYTES = 64 * 1024
 #: The most an attention-heavy call (one sentence's states and attentions) may send back.
 MAX_ATTENTION_RESULT_BYTES = 512 * 1024
+#: A benchmark call returns the last layer only: 256 short sentences x 384 floats per token, never every layer.
+MAX_BENCHMARK_RESULT_BYTES = 2 * 1024 * 1024
 
 
 @dataclass
@@ -230,6 +232,8 @@ def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_t
         assert max(c.argument_bytes for c in calls) < MAX_ARGUMENT_BYTES  # ids and a key, never weights
         if line.startswith("attend"):
             assert max(c.result_bytes for c in calls) < MAX_ATTENTION_RESULT_BYTES
+        if line.startswith("benchmark"):
+            assert max(c.result_bytes for c in calls) < MAX_BENCHMARK_RESULT_BYTES
         report.append(f"{line.split()[0]}: {len(calls)} calls, arguments {max(c.argument_bytes for c in calls):,} B "
                       f"max, results {max(c.result_bytes for c in calls):,} B max, "
                       f"{sum(c.result_bytes for c in calls):,} B in all")

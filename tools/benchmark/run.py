@@ -91,14 +91,14 @@ def embed_sentences(
     for begin in range(0, n, CHUNK):
         cancel.check()
         chunk = [sentences[i] for i in order[begin:begin + CHUNK]]
-        encs = encode(lm, chunk)
+        encs = encode(lm, chunk, last_only=True)  # poolings read the last layer; the static baseline the ids
         truncated += sum(1 for e in encs if e.dropped)
         for p in poolings:
             source = encs
             if p is Pooling.SBERT:
                 long = [e.text for e in encs if len(e.tokens) > cap]
                 if long:
-                    short = dict(zip(long, encode(lm, long, max_length=cap)))
+                    short = dict(zip(long, encode(lm, long, max_length=cap, last_only=True)))
                     source = [short[e.text] if len(e.tokens) > cap else e for e in encs]
             parts[p.value].append(np.stack([pool(lm, e, p).numpy() for e in source]).astype(np.float32))
         parts[STATIC].append(input_embedding_average(lm, [e.input_ids for e in encs]))

@@ -38,9 +38,11 @@ class Encoded:
         offsets: (start, end) character spans in the text they came from.
         sequence_ids: 0 or 1 for the text each token came from, None for specials.
         hidden_states: (layers + 1, T, hidden) float32 on CPU; index 0 is the
-            embedding output, index L is layer L's output.
+            embedding output, index L is layer L's output. An encoding made for sentence
+            vectors alone keeps only the last layer: (1, T, hidden), and ``first_layer`` is L.
         attentions: (layers, heads, T, T) float32 on CPU, when asked for.
         dropped: how many tokens truncation cut off.
+        first_layer: the hidden state that ``hidden_states[0]`` is (0 unless only the last was kept).
     """
 
     text: str
@@ -52,10 +54,15 @@ class Encoded:
     hidden_states: torch.Tensor
     attentions: torch.Tensor | None
     dropped: int
+    first_layer: int = 0
 
     def layer(self, index: int | None = None) -> torch.Tensor:
         """Hidden state ``index`` (default: the last layer), shape (T, hidden)."""
-        return self.hidden_states[-1 if index is None else index]
+        if index is None:
+            return self.hidden_states[-1]
+        if not self.first_layer <= index < self.first_layer + len(self.hidden_states):
+            raise ValueError(f"this encoding kept hidden states {self.first_layer} and up, not {index}")
+        return self.hidden_states[index - self.first_layer]
 
     @property
     def nbytes(self) -> int:
@@ -105,6 +112,7 @@ def encode(
     *,
     attentions: bool = False,
     max_length: int | None = None,
+    last_only: bool = False,
 ) -> list[Encoded]:
     """Run the encoder once per distinct input and return each input's states.
 
@@ -113,7 +121,8 @@ def encode(
     share forward passes (each through the GPU boundary,
     :func:`tools.encoding.forward.forward_batch`); results come back in the order
     given, each a copy the caller may change. Texts longer than the model's limit
-    are truncated and ``dropped`` says by how much.
+    are truncated and ``dropped`` says by how much. With ``last_only`` (sentence vectors, no
+    attentions) an encoding may keep only the last layer; a cached full one serves too.
     """
     if pairs is not None and len(pairs) != len(texts):
         raise ValueError("pairs must be as long as texts")
@@ -122,8 +131,11 @@ def encode(
     unique = list(dict.fromkeys(inputs))
     cache = encoding_cache(lm)
     found: dict[tuple[str, str | None], Encoded] = {}
+    last_only = last_only and not attentions
     for key in unique:
         hit = cache.get((*key, limit, attentions))
+        if hit is None and last_only:
+            hit = cache.get((*key, limit, "last"))
         if hit is not None:
             found[key] = hit
     missing = [key for key in unique if key not in found]
@@ -133,10 +145,10 @@ def encode(
         per_item = lm.num_layers * lm.num_heads if attentions else 0
         for batch in _batches(order, [len(f.ids) for f in features], per_item):
             cancel.check()  # a command past its time limit stops here and leaves the model's lock free
-            for i, enc in zip(batch, _forward(lm, [features[i] for i in batch], attentions)):
+            for i, enc in zip(batch, _forward(lm, [features[i] for i in batch], attentions, last_only)):
                 key = missing[i]
                 found[key] = enc
-                cache.put((*key, limit, attentions), enc, enc.nbytes)
+                cache.put((*key, limit, "last" if last_only else attentions), enc, enc.nbytes)
     return [found[x].copy(attentions) for x in inputs]
 
 
@@ -196,15 +208,16 @@ def _batches(order: list[int], lengths: list[int], attention_per_item: int = 0) 
     return batches
 
 
-def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool) -> list[Encoded]:
+def _forward(lm: LoadedModel, batch: list[_Features], attentions: bool, last_only: bool = False) -> list[Encoded]:
     """Pad a batch, run it across the GPU boundary, and wrap each row's states as an :class:`Encoded`."""
     tok = lm.tokenizer
     padded = tok.pad([{"input_ids": f.ids, "token_type_ids": f.type_ids} for f in batch], return_tensors="np",
                      return_attention_mask=True)
     type_ids = padded["token_type_ids"].astype(np.int64) if "token_type_ids" in tok.model_input_names else None
     rows = forward_batch(lm.key, padded["input_ids"].astype(np.int64), padded["attention_mask"].astype(np.int64),
-                         type_ids, attentions)
+                         type_ids, attentions, last_only)
     return [Encoded(text=f.text, pair=f.pair, input_ids=np.asarray(f.ids), tokens=tok.convert_ids_to_tokens(f.ids),
                     offsets=f.offsets, sequence_ids=f.sequence_ids, hidden_states=torch.from_numpy(hidden),
-                    attentions=torch.from_numpy(attn) if attn is not None else None, dropped=f.dropped)
+                    attentions=torch.from_numpy(attn) if attn is not None else None, dropped=f.dropped,
+                    first_layer=lm.num_layers if last_only else 0)
             for f, (hidden, attn) in zip(batch, rows)]
