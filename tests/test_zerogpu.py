@@ -19,6 +19,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+import pandas as pd
 import pytest
 import torch
 
@@ -187,22 +188,16 @@ def test_forward_passes_give_the_same_vectors_through_the_boundary(lm, monkeypat
             torch.testing.assert_close(b.attentions, a.attentions, rtol=1e-6, atol=0)
 
 
-#: A representative subset for the default tier: similarity, words, attention, masks, tokens, projection.
-DEFAULT_LINES = [
-    "compare A man is playing a guitar. | Someone plays an instrument.",
-    "compare A cat. | A kitten. | The stock market fell. --pool all",
-    "word bank | We sat on the river bank. | I deposited money at the bank.",
-    "embed The cat sat on the mat. --layer 2 --pool mean",
-    "attend The cat sat on the mat.",
-    "selfattn The cat sat on the mat --layer 2 --head 1",
-    "mask The [MASK] sat on the mat.",
-    "project A man plays guitar. | Someone is playing an instrument. | The stock market fell. --level sentences",
-    "again --pool cls",
-]
+def _first_examples() -> list[str]:
+    """The default tier: the first example of every command of the table (a new command is covered by its
+    row), after a `compare` so that `again` has something to re-run; `benchmark` crosses in the bytes test."""
+    from assistant.commands.table import COMMANDS
+
+    return ["compare A cat. | A kitten."] + [s.examples[0] for s in COMMANDS if s.name != "benchmark"]
 
 
 def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thread):
-    stand_in = _same_replies(hub, DEFAULT_LINES, monkeypatch)
+    stand_in = _same_replies(hub, _first_examples(), monkeypatch)
     assert stand_in.crossings and max(c.argument_bytes for c in stand_in.crossings) < MAX_ARGUMENT_BYTES
 
 
@@ -226,7 +221,10 @@ def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_t
         reply = execute(line, Session(), hub, settings)
         assert reply.ok, reply.error
         assert reply.result.text == plain[line].text or line.startswith("benchmark")  # its text gives its time
-        assert reply.result.tables[0].frame.equals(plain[line].tables[0].frame)  # similarities, heads, scores
+        # similarities, heads, scores: the same to float32 precision (a pass may run in ONNX Runtime on one side,
+        # PyTorch on the other, once an earlier bulk pass switched the model; the bits then differ by ~3e-8)
+        pd.testing.assert_frame_equal(reply.result.tables[0].frame, plain[line].tables[0].frame,
+                                      check_exact=False, rtol=1e-6, atol=1e-7)
         calls = list(through_worker.crossings)
         assert calls, f"`{line}` made no forward pass through the boundary"
         assert max(c.argument_bytes for c in calls) < MAX_ARGUMENT_BYTES  # ids and a key, never weights
