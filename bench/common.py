@@ -11,9 +11,12 @@ import datetime as _dt
 import json
 import os
 import platform
+import socket
 import statistics
+import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,3 +141,26 @@ def quiet_libraries() -> None:
         hf_logging.set_verbosity_error()
     except ImportError:
         pass
+
+
+def free_port() -> int:
+    """A free 127.0.0.1 port for a server this benchmark starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(port: int, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """The app as `make run` starts it, on ``port`` with ``env`` added, once its page answers; the caller stops it."""
+    proc = subprocess.Popen([sys.executable, "-m", "assistant", "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+            return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError("the app did not start within 180 s")

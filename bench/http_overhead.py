@@ -13,7 +13,6 @@ Gradio). The encoding cache is cleared before each ``run`` call.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 
@@ -22,13 +21,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, os.path.dirname(_HERE))
 
-from bench.common import command_bench_args, machine, percentile, quiet_libraries, write  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from bench.common import command_bench_args, free_port, machine, percentile, quiet_libraries, write  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
+from bench.common import free_port  # noqa: E402
 
 #: Light versions of the commands whose first example is heavy (a few seconds each on 2 cores).
 LIGHT = {
@@ -56,10 +56,6 @@ def command_mix() -> list[str]:
     return [LIGHT.get(spec.name, spec.examples[0]) for spec in COMMANDS]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:

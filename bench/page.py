@@ -16,14 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
-from common import ROOT, machine, median, percentile, write
-
+from common import free_port, machine, median, percentile, start_app, write
 from tests.browsing import Watch, ask, launch
 
 COMPARE = "compare A man plays guitar {i}. | Someone is playing an instrument."
@@ -31,25 +25,8 @@ NO_CHART = "help compare"
 ATTEND = "attend The cat sat on the mat number {i}"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def serve(port: int) -> subprocess.Popen:
-    """The app as `make run` starts it, on a free port; this script stops it."""
-    proc = subprocess.Popen([sys.executable, "-m", "assistant", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
-            return proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError("the app did not start within 180 s")
 
 
 def felt(page, line: str) -> tuple[float, float]:
@@ -79,7 +56,7 @@ def main() -> None:
     facts = machine()
     print(f"machine: {facts}")
     port = free_port()
-    proc = serve(port)
+    proc = start_app(port)
     try:
         with sync_playwright() as p:
             browser = launch(p)

@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
-import subprocess
-import sys
+import shutil
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-from common import ROOT, machine, median, percentile, write
-
+from common import free_port, machine, median, percentile, start_app, write
 from tests.browsing import CHROMIUM_ARGS, DONE
 
 #: Visitors run side by side in one browser: pages in the background must not be throttled (their charts
@@ -45,28 +43,8 @@ COMMANDS = (
 )
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def serve(port: int, env: dict[str, str]) -> subprocess.Popen:
-    """The app as `make run` starts it, with ``env`` added; this script stops it."""
-    proc = subprocess.Popen([sys.executable, "-m", "assistant", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
-            return proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError("the app did not start within 180 s")
 
 
 def rss_mb(pid: int) -> float:
@@ -136,7 +114,7 @@ def measure(mode: str, grace: str, visitors: int, wave: int) -> dict[str, object
     temp = Path(tempfile.mkdtemp(prefix=f"bench-visitors-{mode}-"))
     env = {"ASSISTANT_CLOSED_GRACE_S": grace, "GRADIO_TEMP_DIR": str(temp / "gradio"), "TMPDIR": str(temp)}
     port = free_port()
-    proc = serve(port, env)
+    proc = start_app(port, env)
     url = f"http://127.0.0.1:{port}/"
     try:
         asyncio.run(drive(url, 1, 1))  # warm-up: every command's code paths and caches
@@ -161,6 +139,7 @@ def measure(mode: str, grace: str, visitors: int, wave: int) -> dict[str, object
     finally:
         proc.terminate()
         proc.wait(30)
+        shutil.rmtree(temp, ignore_errors=True)  # the server's downloads and Gradio's cache: measured, then gone
     return row
 
 
@@ -168,7 +147,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--visitors", type=int, default=200)
     parser.add_argument("--wave", type=int, default=4, help="visitors at once")
+    parser.add_argument("--json", action="store_true",
+                        help="a short check (tests/test_visitors.py): only the app as shipped, its row as JSON, "
+                        "nothing written to bench/results")
     args = parser.parse_args()
+    if args.json:
+        print(json.dumps(measure("frees", "2", args.visitors, args.wave)))
+        return
     facts = machine()
     print(f"machine: {facts}")
     rows = []
