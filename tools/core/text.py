@@ -1,4 +1,5 @@
-"""Put user text into markdown safely: a command is data, never markup."""
+"""Words shared by every reply: user text put into markdown safely (a command is data, never markup),
+and the name of a hidden state."""
 
 from __future__ import annotations
 
@@ -23,3 +24,17 @@ def code(text: str, width: int = 80) -> str:
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat else ""
     return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def layer_note(layer: int, num_layers: int) -> str:
+    """Which hidden state, in words: 'last layer', 'layer 0 (the embedding output)' or 'layer k of n'."""
+    if layer == num_layers:
+        return "last layer"
+    return "layer 0 (the embedding output)" if layer == 0 else f"layer {layer} of {num_layers}"
+
+
+def text_label(index: int, text: str, width: int = 40) -> str:
+    """A short, unique label for the ``index``-th text (0-based) in tables and charts: ``"2: A kitten sat."``."""
+    short = " ".join(text.split())
+    short = short if len(short) <= width else short[: width - 1] + "…"
+    return f"{index + 1}: {short}"

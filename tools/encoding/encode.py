@@ -92,13 +92,6 @@ def check_layer(lm: LoadedModel, layer: int | None) -> int:
     return layer
 
 
-def layer_note(lm: LoadedModel, layer: int) -> str:
-    """Which hidden state, in words: 'last layer', 'layer 0 (the embedding output)' or 'layer k of n'."""
-    if layer == lm.num_layers:
-        return "last layer"
-    return "layer 0 (the embedding output)" if layer == 0 else f"layer {layer} of {lm.num_layers}"
-
-
 def truncation_warnings(lm: LoadedModel, encs: Sequence[Encoded]) -> list[str]:
     """One sentence per input that was cut at the model's limit, numbered as the user typed them."""
     return [f"Text {i + 1} was truncated to {lm.max_tokens} tokens: {e.dropped} tokens were dropped."

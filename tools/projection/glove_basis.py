@@ -17,7 +17,7 @@ import pandas as pd
 from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
-from tools.core.text import code
+from tools.core.text import code, text_label
 from tools.projection.fit import (
     METHOD_NAMES,
     Method,
@@ -27,7 +27,6 @@ from tools.projection.fit import (
     fit,
     map_result,
 )
-from tools.similarity.compare import label as text_label
 from tools.similarity.static import GLOVE, glove, oov_message, words_of
 
 #: The basis is fitted on GloVe's most frequent words (its rows are in frequency order).

@@ -16,8 +16,9 @@ import torch
 from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
+from tools.core.text import layer_note, text_label
 from tools.core.timing import timed
-from tools.encoding.encode import check_layer, encode, layer_note, truncation_warnings
+from tools.encoding.encode import check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
 from tools.projection.fit import (
@@ -41,7 +42,6 @@ from tools.projection.fit import (
 )
 from tools.projection.glove_basis import on_glove_basis
 from tools.projection.vocab_basis import on_vocab_basis
-from tools.similarity.compare import label as text_label
 
 
 @timed("project")
@@ -157,10 +157,10 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_lim
         shape_domain=["token", "special token", kind_sentence], label="token" if len(chart_frame) <= 400 else None,
         tooltip=["token", "text", "position", "kind"],
         title=f"{METHOD_NAMES[method]} of token vectors "
-              f"({layer_note(lm, layer)}, {lm.name})",
+              f"({layer_note(layer, lm.num_layers)}, {lm.name})",
     )
     text = (f"{len(texts)} text{'s' if len(texts) > 1 else ''}, {n_tokens} tokens from the "
-            f"{layer_note(lm, layer)} of **{lm.name}**, projected to {dims}-D with {method.value}, fitted on "
+            f"{layer_note(layer, lm.num_layers)} of **{lm.name}**, projected to {dims}-D with {method.value}, fitted on "
             f"{fitted_on}. Each text has its own colour; special tokens are squares and each text's "
             f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)}")
     text += "".join(f" {n}" for n in fitted.notes)
@@ -192,9 +192,9 @@ def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Res
     chart = charts.projection_views(
         frame.assign(listing=frame["text"]), dims=dims, axis_titles=axis_titles(fitted, dims), color="text",
         shape=None, label="token", tooltip=["text"],
-        title=f"Sentence vectors ({pooling.value} pooling, {layer_note(lm, layer)}, {lm.name})",
+        title=f"Sentence vectors ({pooling.value} pooling, {layer_note(layer, lm.num_layers)}, {lm.name})",
     )
-    text = (f"{len(texts)} sentence vectors ({pooling.value} pooling, {layer_note(lm, layer)} of **{lm.name}**) "
+    text = (f"{len(texts)} sentence vectors ({pooling.value} pooling, {layer_note(layer, lm.num_layers)} of **{lm.name}**) "
             f"projected to {dims}-D with {method.value}, one labelled point per text.{explained_sentence(fitted)}")
     text += "".join(f" {n}" for n in fitted.notes)
     return map_result("project", text, Table("coordinates", frame), fitted, chart, truncation_warnings(lm, encs),

@@ -8,7 +8,8 @@ import pandas as pd
 from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
-from tools.encoding.encode import encode, layer_note, truncation_warnings
+from tools.core.text import layer_note, text_label
+from tools.encoding.encode import encode, truncation_warnings
 from tools.models.hub import LoadedModel
 from tools.projection.fit import (
     BACKGROUND_POINTS,
@@ -25,7 +26,6 @@ from tools.projection.fit import (
     map_result,
     sample_warning,
 )
-from tools.similarity.compare import label as text_label
 
 
 def embedding_matrix(lm: LoadedModel) -> np.ndarray:
@@ -97,7 +97,7 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
     long = pd.concat([
         table[["text", "position", "token"]].assign(kind="static (input embedding)", order=0,
                                                     **{c: table[f"static {c}"] for c in cols}),
-        table[["text", "position", "token"]].assign(kind=f"contextual ({layer_note(lm, layer)})", order=1,
+        table[["text", "position", "token"]].assign(kind=f"contextual ({layer_note(layer, lm.num_layers)})", order=1,
                                                     **{c: table[f"contextual {c}"] for c in cols}),
     ], ignore_index=True)
     long["pair"] = long["text"].str.slice(0, 3) + "#" + long["position"].astype(str)
@@ -119,7 +119,7 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
     text = (f"{METHOD_NAMES[method]} fitted on {len(basis_rows):,} rows of "
             f"**{lm.name}**'s input-embedding matrix ({'[unused…] rows skipped' if len(basis_rows) else ''}); "
             f"each of the {len(table)} tokens is drawn twice in that basis: its static row (a circle) and its "
-            f"contextual vector from the {layer_note(lm, layer)} (a triangle), joined by a line. "
+            f"contextual vector from the {layer_note(layer, lm.num_layers)} (a triangle), joined by a line. "
             f"Grey dots are {len(background):,} vocabulary rows for orientation. The mean cosine between a "
             f"token's static row and its contextual vector is {table['cosine static vs contextual'].mean():.3f}."
             f"{explained_sentence(fitted)} Contextual vectors were never part of the fit, so their spread "

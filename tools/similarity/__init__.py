@@ -6,7 +6,8 @@ Lives here: ``compare`` (sentence vectors under each pooling, their cosines),
 tokens), ``embed`` (token and sentence vectors as tables), ``baselines`` (GloVe and
 input-embedding sentence averages), ``why`` (token attribution of a similarity),
 with its arithmetic in ``why_math`` (the exact mean-pooling decomposition) and
-``attribution`` (integrated gradients for the other poolings).
+``attribution`` (integrated gradients for the other poolings). Each tool computes
+typed ``facts``; ``replies``, the family's one formatter, writes their words, tables and charts.
 
 May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``;
 never ``assistant`` or ``gradio``.

@@ -16,11 +16,11 @@ import torch
 from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Artifact, Chart, Result, Table, csv_text
+from tools.core.text import text_label as label
 from tools.core.timing import timed
 from tools.encoding.encode import Encoded, check_layer, truncation_warnings
 from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
-from tools.similarity.compare import label
 
 
 def _hidden_state_name(index: int) -> str:

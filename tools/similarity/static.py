@@ -24,12 +24,12 @@ from tools import charts
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
 from tools.core.text import code, md
+from tools.core.text import text_label as label
 from tools.core.timing import timed
 from tools.encoding.encode import truncation_warnings
 from tools.encoding.pooling import cosine_matrix, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity import words
-from tools.similarity.compare import label
 
 #: Bars stay readable up to this many pairs; the tables always hold them all.
 MAX_CHART_PAIRS = 30

@@ -18,13 +18,14 @@ import torch
 from tools.charts import why as why_charts
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, Table
-from tools.core.text import code, md
+from tools.core.text import code, layer_note, md
+from tools.core.text import text_label as label
 from tools.core.timing import timed
-from tools.encoding.encode import Encoded, check_layer, encode, layer_note, truncation_warnings
+from tools.encoding.encode import Encoded, check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, cosine_matrix, sbert_layer_warnings, sentence_vectors
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity.attribution import BASELINE, similarity_attribution
-from tools.similarity.compare import label, parse_poolings
+from tools.similarity.compare import parse_poolings
 from tools.similarity.why_math import IG_TOLERANCE, pair_contributions, shares
 
 #: Rows of the `pairs` table (the largest contributions by size); the chart shows at most 60 x 60 tokens.
@@ -135,7 +136,7 @@ def why(
     warnings += sbert_layer_warnings(lm, [pooling], layer_index)
     if pooling is Pooling.SBERT:
         layer_index = lm.num_layers
-    where = layer_note(lm, layer_index)
+    where = layer_note(layer_index, lm.num_layers)
     settings = {"pool": pooling.value, "layer": layer_index}
     if pooling is Pooling.MEAN or (recipe is not None and recipe["mode"] in ("mean", "mean_sqrt_len")):
         if recipe is not None:
