@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tools import charts
-from tools.attention import patterns, selfattn, syntax
+from tools.attention import facts, patterns, replies, selfattn, syntax
 
 CAT = "The cat sat on the mat"
 
@@ -130,10 +130,10 @@ def test_pattern_scores_of_an_identity_head_and_a_previous_token_head():
     assert (prev["self"], prev["previous"], prev["next"]) == (pytest.approx(1 / t, abs=1e-6), 1.0, 0.0)
     assert prev["to [CLS]"] == pytest.approx(2 / t, abs=1e-6)
     assert ident["entropy (bits)"] == pytest.approx(0.0, abs=1e-6)
-    best = patterns.strongest(scores)
+    best = facts.strongest(scores)
     assert best[patterns.Pattern.SELF][:2] == (1, 1)
     assert best[patterns.Pattern.PREVIOUS][:2] == (1, 2)
-    sentences = patterns.describe_strongest(scores)
+    sentences = replies.describe_strongest(scores)
     assert "layer 1 head 2 looks at the previous token, 1.00 on average" in sentences
 
 

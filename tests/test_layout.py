@@ -107,3 +107,32 @@ def test_the_readme_layout_names_every_package():
     layout = (ROOT / "README.md").read_text().split("## Layout", 1)[1].split("```")[1]
     missing = [str(p.relative_to(ROOT)) for p in _packages() if p.parent != ROOT and f"{p.name}/" not in layout]
     assert missing == []
+
+
+#: The command families: each computes typed facts and has one formatter that writes the words (DESIGN.md).
+FAMILIES = ("similarity", "attention", "projection", "benchmark", "inspection")
+REPLY_TYPES = {"Result", "Table", "Chart", "Artifact"}
+
+
+def _builds_replies(path: Path) -> list[str]:
+    """Where ``path`` constructs a reply object or calls a chart builder (``charts.x(...)``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func
+        if isinstance(fn, ast.Name) and fn.id in REPLY_TYPES:
+            found.append(f"{fn.id}() at line {node.lineno}")
+        elif isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "charts":
+            found.append(f"charts.{fn.attr}() at line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_writes_its_replies_in_one_formatter(family):
+    """Tools return facts; only the family's ``replies`` modules build Results, tables, charts and downloads."""
+    package = ROOT / "tools" / family
+    assert (package / "facts.py").is_file() and (package / "replies.py").is_file()
+    offenders = {p.name: hits for p in sorted(package.glob("*.py"))
+                 if not p.stem.startswith("replies") and (hits := _builds_replies(p))}
+    assert offenders == {}

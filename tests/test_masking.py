@@ -20,7 +20,7 @@ from assistant.commands.spec import Session
 from assistant.dispatch import execute
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.masking import ATTENTION_ROWS, MAX_MASKS, mask, masked_lm_head
+from tools.inspection.masking import ATTENTION_ROWS, MAX_MASKS, mask, masked_lm_head
 from tools.models import loading as loading_module
 from tools.models.hub import ModelHub
 

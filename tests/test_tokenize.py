@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools import info, tokens
+from tools.inspection import info, tokens
 
 
 def test_word_pieces_specials_and_round_trip(lm):

@@ -114,8 +114,8 @@ def through_worker(monkeypatch, one_thread):
 
 
 def _duration_of(fn):
-    from tools import masking
     from tools.encoding import forward
+    from tools.inspection import masking
 
     return {"forward_batch": forward.seconds_for, "_forward_on_gpu": masking._seconds_for}.get(fn.__name__)
 

@@ -19,10 +19,10 @@ from assistant.commands.projection import PROJECTION
 from assistant.commands.similarity import SIMILARITY
 from assistant.commands.spec import CommandSpec, Context, Invocation
 from assistant.sharing.links import FollowUpSpec
-from tools import info, tokens
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 from tools.core.text import code
+from tools.inspection import info, tokens
 
 
 def _help(ctx: Context, inv: Invocation) -> Result:
@@ -55,13 +55,13 @@ def _model(ctx: Context, inv: Invocation) -> Result:
 
 def _mask(ctx: Context, inv: Invocation) -> Result:
     """``mask``: the conversation's model predicts, or ``--model``, or the masked-LM fallback (issue 5)."""
-    from tools import masking
+    from tools.inspection import masking
 
     options = dict(inv.options)
     name = options.pop("model", None)
     fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
     if options.pop("why", False):  # issue 18: which input tokens drove each mask's top fill
-        from tools import mask_why
+        from tools.inspection import mask_why
 
         return mask_why.mask_why(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)
     return masking.mask(ctx.model(), inv.texts, mlm_model=name, fallback=fallback, hub=ctx.hub, **options)

@@ -3,9 +3,11 @@
 Lives here: ``attend`` (attention maps in three views, one head, one layer's heads,
 every layer x head), ``patterns`` (each head's pattern scores, and attention weights as
 chart rows under the row limit), ``inputs`` (what the three commands share: checks,
-encoding with attentions, token labels, downloads), ``selfattn`` (a layer's
-self-attention rebuilt by hand from its query/key/value weights and shown equal to
-the model's) and ``syntax`` (heads against spaCy's dependency arcs).
+encoding with attentions, token labels), ``selfattn`` (a layer's self-attention
+rebuilt by hand from its query/key/value weights and shown equal to the model's),
+``syntax`` (heads against spaCy's dependency arcs), ``facts`` (what the three compute,
+as typed dataclasses of weights, scores and shapes, and the pattern and column names)
+and ``replies`` (the family's one formatter: facts -> words, tables, charts, downloads).
 
 Layers are numbered from 1 here (attention layer L reads hidden state L-1 and writes
 hidden state L), the same numbers ``--layer`` means in every command.

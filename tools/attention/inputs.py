@@ -1,21 +1,15 @@
 """What the attention commands share: checking their input, encoding it with attentions,
-labelling its tokens, and packing arrays and specs as downloads.
+and labelling its tokens (the downloads are packed in :mod:`~tools.attention.replies`).
 
 Layers and heads are numbered from 1 (see the package docstring).
 """
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import altair as alt
-import numpy as np
-
 from tools.core.errors import UserError
-from tools.core.results import Artifact
 from tools.encoding.encode import Encoded, encode
 from tools.models.hub import LoadedModel
 
@@ -102,16 +96,3 @@ def token_labels(enc: Encoded) -> list[str]:
     segs = segments(enc)
     return [f"{i} {t}" + (f" ·{s}" if s else "") for i, (t, s) in enumerate(zip(enc.tokens, segs))]
 
-
-# --- downloads ------------------------------------------------------------------------------
-
-def npy_artifact(filename: str, array: np.ndarray) -> Artifact:
-    """An array as ``.npy`` bytes (in memory; the renderer writes it)."""
-    buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-    return Artifact(filename, buffer.getvalue(), "application/octet-stream")
-
-
-def spec_artifact(filename: str, chart: alt.TopLevelMixin) -> Artifact:
-    """A chart's Vega-Lite spec (data inlined) as JSON bytes."""
-    return Artifact(filename, json.dumps(chart.to_dict()).encode(), "application/json")

@@ -2,20 +2,21 @@
 
 ``pattern_scores`` measures every head against named patterns (self, previous, next,
 [CLS], [SEP], broad); ``chart_data`` turns attention matrices into one frame under the
-chart-row limit: exact, top-k per query, or block-averaged, and says which.
+chart-row limit: exact, top-k per query, or block-averaged, and says which. The pattern
+names and the chart-row type are in :mod:`~tools.attention.facts`; the sentences that
+describe the heads are in :mod:`~tools.attention.replies`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import pandas as pd
 
 from tools import charts
+from tools.attention.facts import ENTROPY, ChartData, Pattern
 from tools.attention.inputs import Positions
 
 #: Top-k aggregation keeps at least this many keys per query; below that, blocks are averaged.
@@ -23,30 +24,6 @@ MIN_TOP_K = 3
 
 
 # --- pattern scores --------------------------------------------------------------------------
-
-class Pattern(str, Enum):
-    """What a head may do; each value is a column of the pattern table."""
-
-    SELF = "self"
-    PREVIOUS = "previous"
-    NEXT = "next"
-    CLS = "to [CLS]"
-    SEP = "to [SEP]"
-    CLS_READS = "[CLS] reads text"
-
-
-#: How a reply describes a head that scores high on a pattern.
-PHRASES: dict[Pattern, str] = {
-    Pattern.SELF: "attends to the token itself",
-    Pattern.PREVIOUS: "looks at the previous token",
-    Pattern.NEXT: "looks at the next token",
-    Pattern.CLS: "sends attention to [CLS]",
-    Pattern.SEP: "sends attention to [SEP]",
-    Pattern.CLS_READS: "tells [CLS] about the text (its [CLS] row goes to text tokens)",
-}
-
-ENTROPY = "entropy (bits)"
-
 
 def pattern_scores(attn: np.ndarray, pos: Positions) -> pd.DataFrame:
     """One row per head: how much of each query's attention follows each pattern.
@@ -82,37 +59,7 @@ def pattern_scores(attn: np.ndarray, pos: Positions) -> pd.DataFrame:
     return frame
 
 
-def strongest(scores: pd.DataFrame) -> dict[Pattern, tuple[int, int, float]]:
-    """For each pattern, the (layer, head, score) of the head that scores highest."""
-    best = {}
-    for pattern in Pattern:
-        row = scores.loc[scores[pattern.value].idxmax()]
-        best[pattern] = (int(row["layer"]), int(row["head"]), float(row[pattern.value]))
-    return best
-
-
-def describe_strongest(scores: pd.DataFrame) -> list[str]:
-    """Sentences like "layer 2 head 5 looks at the previous token, 0.71 on average"."""
-    lines = [f"layer {lay} head {hd} {PHRASES[p]}, {v:.2f} on average"
-             for p, (lay, hd, v) in strongest(scores).items()]
-    focused = scores.loc[scores[ENTROPY].idxmin()]
-    broad = scores.loc[scores[ENTROPY].idxmax()]
-    lines.append(f"layer {int(focused['layer'])} head {int(focused['head'])} is the most focused "
-                 f"({focused[ENTROPY]:.2f} bits per row), layer {int(broad['layer'])} head "
-                 f"{int(broad['head'])} the broadest ({broad[ENTROPY]:.2f} bits)")
-    return lines
-
-
 # --- chart data: exact, top-k or block-averaged ------------------------------------------------
-
-@dataclass(frozen=True)
-class ChartData:
-    """Tidy rows for attention heatmaps, and how they were reduced to fit the row limit."""
-
-    frame: pd.DataFrame
-    order: list[str]
-    note: str  # "" when every weight is shown
-
 
 def chart_data(panels: Sequence[tuple[dict[str, object], np.ndarray]], labels: list[str],
                max_rows: int = charts.MAX_ROWS) -> ChartData:

@@ -3,7 +3,8 @@
 Layer L (1-based, as in ``attend``) reads hidden state L-1. Its query, key and value
 projections are applied with plain matrix products, split into heads, scaled by
 sqrt(head size), softmaxed over the key axis, and compared with the attention
-weights the model itself returned in the same forward pass.
+weights the model itself returned in the same forward pass. This module computes the facts;
+the words are in :mod:`~tools.attention.replies`.
 """
 
 from __future__ import annotations
@@ -15,19 +16,12 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from tools import charts
-from tools.attention.inputs import (
-    check_attention_layer,
-    check_head,
-    check_text,
-    encode_one,
-    npy_artifact,
-    spec_artifact,
-    token_labels,
-)
+from tools.attention import replies
+from tools.attention.facts import RebuiltAttention, Shapes, ToyAttention
+from tools.attention.inputs import check_attention_layer, check_head, check_text, encode_one, token_labels
 from tools.attention.patterns import chart_data
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
+from tools.core.results import Result
 from tools.core.timing import timed
 from tools.models.hub import LoadedModel, as_model
 from tools.models.names import FAST_SUFFIX
@@ -170,6 +164,51 @@ def row_checks(weights: torch.Tensor, causal: bool) -> pd.DataFrame:
 
 # --- the command ------------------------------------------------------------------------------------
 
+def shapes(hidden: torch.Tensor, proj: Projections, rebuilt: Rebuilt) -> Shapes:
+    """Every step's shape, read from the tensors themselves."""
+    return Shapes(tuple(hidden.shape), tuple(proj.wq.shape), tuple(rebuilt.q.shape), tuple(rebuilt.weights.shape),
+                  tuple(rebuilt.context.shape))
+
+
+def rebuilt_attention(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    layer: int | None = None,
+    head: int | None = None,
+    causal: bool = False,
+    heads: int | None = None,
+) -> RebuiltAttention | ToyAttention:
+    """A layer's attention rebuilt by hand next to the model's, or the toy (see :func:`selfattn`)."""
+    lm = as_model(model)
+    check_text(texts, "selfattn", most=1)
+    layer = check_attention_layer(lm, layer) or lm.num_layers
+    head = check_head(lm, head) if heads is None or heads == lm.num_heads else head
+    if heads is not None and heads != lm.num_heads:
+        _check_toy(lm, heads, head)
+        return _toy(lm, texts, layer, causal, heads)
+    head = head or 1
+    enc, warnings = encode_one(lm, texts)
+    hidden = enc.hidden_states[layer - 1]
+    proj = projections(lm, layer)
+    rebuilt = rebuild(hidden, proj, lm.num_heads)
+    model_w = enc.attentions[layer - 1].double()
+    per_head = (rebuilt.weights - model_w).abs().amax(dim=(-1, -2)).numpy()
+    panels = [({"weights": "rebuilt by hand"}, rebuilt.weights[head - 1].numpy()),
+              ({"weights": "the model's"}, model_w[head - 1].numpy())]
+    downloads, checks = rebuilt.weights, None
+    if causal:
+        masked = rebuild(hidden, proj, lm.num_heads, causal=True)
+        checks = row_checks(masked.weights, causal=True)
+        panels = [({"weights": "rebuilt, unmasked"}, rebuilt.weights[head - 1].numpy()),
+                  ({"weights": "rebuilt, causal mask"}, masked.weights[head - 1].numpy())]
+        downloads = torch.stack([rebuilt.weights, masked.weights])
+    return RebuiltAttention(
+        lm.name, layer, head, causal, lm.num_heads, lm.hidden_size, hidden.shape[0], per_head, per_head < TOLERANCE,
+        shapes(hidden, proj, rebuilt), checks, chart_data(panels, token_labels(enc)), downloads.float().numpy(),
+        warnings,
+    )
+
+
 @timed("selfattn")
 def selfattn(
     model: LoadedModel | str | None,
@@ -195,67 +234,7 @@ def selfattn(
         shapes of every step, causal checks, a heatmap; downloads: the rebuilt weights
         (``.npy``) and the chart spec.
     """
-    lm = as_model(model)
-    check_text(texts, "selfattn", most=1)
-    layer = check_attention_layer(lm, layer) or lm.num_layers
-    head = check_head(lm, head) if heads is None or heads == lm.num_heads else head
-    if heads is not None and heads != lm.num_heads:
-        _check_toy(lm, heads, head)
-        return _toy(lm, texts, layer, head or 1, causal, heads)
-    head = head or 1
-    enc, warnings = encode_one(lm, texts)
-    hidden = enc.hidden_states[layer - 1]
-    proj = projections(lm, layer)
-    rebuilt = rebuild(hidden, proj, lm.num_heads)
-    model_w = enc.attentions[layer - 1].double()
-    diff = (rebuilt.weights - model_w).abs()
-    per_head = diff.amax(dim=(-1, -2)).numpy()
-    worst = float(per_head.max())
-    t, d = hidden.shape[0], lm.hidden_size // lm.num_heads
-    h = lm.num_heads
-    diffs = pd.DataFrame({"layer": layer, "head": range(1, h + 1), "max |rebuilt - model|": per_head,
-                          "within 1e-5": per_head < TOLERANCE})
-    shapes = _shapes(hidden, proj, rebuilt, layer)
-    labels = token_labels(enc)
-    panels = [({"weights": "rebuilt by hand"}, rebuilt.weights[head - 1].numpy()),
-              ({"weights": "the model's"}, model_w[head - 1].numpy())]
-    tables = [Table("difference from the model", diffs), Table("shapes", shapes)]
-    downloads = rebuilt.weights
-    causal_note = ""
-    if causal:
-        masked = rebuild(hidden, proj, h, causal=True)
-        checks = row_checks(masked.weights, causal=True)
-        tables.append(Table("causal check", checks))
-        panels = [({"weights": "rebuilt, unmasked"}, rebuilt.weights[head - 1].numpy()),
-                  ({"weights": "rebuilt, causal mask"}, masked.weights[head - 1].numpy())]
-        downloads = torch.stack([rebuilt.weights, masked.weights])
-        causal_note = (
-            f" With the causal mask every weight above the diagonal is "
-            f"{float(checks['max weight above diagonal'].max()):.1g} and every row sums to 1 (worst error "
-            f"{float(checks['max |row sum - 1|'].max()):.1e}); the model itself is bidirectional, so only the "
-            "unmasked weights are compared with it."
-        )
-    data = chart_data(panels, labels)
-    chart = charts.attention_grid(data.frame, order=data.order, row=None, column="weights",
-                                  cell=min(320, max(160, 12 * len(data.order))),
-                                  title=f"{lm.name} layer {layer} head {head}")
-    verdict = "match" if worst < TOLERANCE else "DO NOT match"
-    text = (
-        f"Rebuilt **layer {layer}** of **{lm.name}** by hand (layers and heads numbered from 1): hidden state "
-        f"{layer - 1} ({t} x {lm.hidden_size}) times the layer's own query, key and value weights, split into "
-        f"{h} heads of {d} dimensions, softmax(QK^T / sqrt({d})) over the keys. Largest difference from the "
-        f"model's attention over all {h} heads: **{worst:.2e}**, so they {verdict} (tolerance 1e-5)."
-        + causal_note
-        + f" The chart shows head {head}" + (f" ({data.note})." if data.note else ".")
-        + f" Download: the rebuilt weights {tuple(downloads.shape)} as .npy and the chart spec."
-    )
-    return Result(
-        "selfattn", text, tables, [Chart("selfattn", chart)], warnings, lm.name,
-        settings={"layer": layer, "head": head, "causal": causal, "heads": h, "numbering": "1-based",
-                  "max_abs_diff": worst},
-        artifacts=[npy_artifact("selfattn-weights.npy", downloads.float().numpy()),
-                   spec_artifact("selfattn-chart.vl.json", chart)],
-    )
+    return replies.selfattn(rebuilt_attention(model, texts, layer, head, causal, heads))
 
 
 def _check_toy(lm: LoadedModel, heads: int, head: int | None) -> None:
@@ -271,55 +250,15 @@ def _check_toy(lm: LoadedModel, heads: int, head: int | None) -> None:
         raise UserError(f"--head {head} is out of range: the toy has heads 1 to {heads} (numbered from 1).")
 
 
-def _shapes(hidden: torch.Tensor, proj: Projections, rebuilt: Rebuilt, layer: int) -> pd.DataFrame:
-    """Every step's shape, read from the tensors themselves."""
-    def x(shape) -> str:
-        return " x ".join(str(n) for n in shape)
-
-    h, t, d = rebuilt.q.shape
-    rows = [
-        (f"input: hidden state {layer - 1}", x(hidden.shape)),
-        ("query / key / value weights (each, out x in)", x(proj.wq.shape)),
-        ("Q, K, V split into heads", x(rebuilt.q.shape)),
-        ("attention weights softmax(Q K^T / sqrt(d))", x(rebuilt.weights.shape)),
-        ("per-head output (weights @ V)", f"{t} x {rebuilt.context.shape[1] // h} (each of {h} heads)"),
-        ("concatenated output", x(rebuilt.context.shape)),
-    ]
-    return pd.DataFrame(rows, columns=["step", "shape"])
-
-
-def _toy(lm: LoadedModel, texts: Sequence[str], layer: int, head: int, causal: bool, heads: int) -> Result:
+def _toy(lm: LoadedModel, texts: Sequence[str], layer: int, causal: bool, heads: int) -> ToyAttention:
     enc, warnings = encode_one(lm, texts)
     hidden = enc.hidden_states[layer - 1]
-    t, width, d = hidden.shape[0], lm.hidden_size, lm.hidden_size // heads
-    proj = toy_projections(width, heads)
+    proj = toy_projections(lm.hidden_size, heads)
     plain = rebuild(hidden, proj, heads)
     shown = rebuild(hidden, proj, heads, causal=True) if causal else plain
-    checks = row_checks(shown.weights, causal)
-    per_head = checks.assign(**{
-        "q/k/v weights": f"{width} x {d}",
-        "output shape": f"{t} x {d}",
-    })
-    shapes = _shapes(hidden, proj, plain, layer)
-    labels = token_labels(enc)
     panels = [({"toy head": i + 1}, shown.weights[i].numpy()) for i in range(min(heads, 12))]
-    data = chart_data(panels, labels)
-    chart = charts.attention_grid(data.frame, order=data.order, row=None, column="toy head", cell=110,
-                                  title=f"TOY: {heads} heads with random projections (not {lm.name}'s weights)")
-    text = (
-        f"**TOY, not the model's attention:** hidden state {layer - 1} of **{lm.name}** ({t} x {width}) "
-        f"split into **{heads} heads** of {d} dimensions with *random* query/key/value projections "
-        f"(seed {TOY_SEED}; {lm.name} itself has {lm.num_heads} heads, so nothing here is compared with it). "
-        f"Each head outputs {t} x {d}; concatenated, {t} x {heads * d}."
-        + (" The causal mask is applied: zero above the diagonal, rows summing to 1." if causal else "")
-        + f" The chart shows {'the first 12' if heads > 12 else 'all'} toy heads"
-        + (f" ({data.note})." if data.note else ".")
-    )
-    return Result(
-        "selfattn", text, [Table("toy heads", per_head), Table("shapes", shapes)],
-        [Chart("selfattn toy", chart)], warnings, lm.name,
-        settings={"layer": layer, "causal": causal, "heads": heads, "toy": True, "seed": TOY_SEED,
-                  "numbering": "1-based"},
-        artifacts=[npy_artifact("selfattn-toy-weights.npy", shown.weights.float().numpy()),
-                   spec_artifact("selfattn-chart.vl.json", chart)],
+    return ToyAttention(
+        lm.name, lm.num_heads, layer, causal, heads, TOY_SEED, lm.hidden_size, hidden.shape[0],
+        row_checks(shown.weights, causal), shapes(hidden, proj, plain), chart_data(panels, token_labels(enc)),
+        shown.weights.float().numpy(), warnings,
     )

@@ -6,7 +6,8 @@ word-to-word attention (summed over a word's pieces as keys, averaged over its p
 as queries, special tokens left out) and scored against the tree: attention along
 arcs in both directions, the share of each word's attention that goes to words it
 is joined to, and the Spearman correlation between attention and tree distance.
-Layers and heads are numbered from 1, as in ``attend``.
+Layers and heads are numbered from 1, as in ``attend``. This module computes the facts;
+the words are in :mod:`~tools.attention.replies`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tools import charts
-from tools.attention.inputs import check_text, encode_one, npy_artifact, spec_artifact
+from tools.attention import replies
+from tools.attention.facts import ARC_SHARE, DEP_TO_HEAD, HEAD_TO_DEP, RHO, SyntaxAgreement
+from tools.attention.inputs import check_text, encode_one
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
+from tools.core.results import Result
 from tools.core.timing import timed
 from tools.models.hub import LoadedModel, as_model
 
@@ -139,12 +141,6 @@ def tree_distances(al: Alignment) -> np.ndarray:
 
 # --- scores -----------------------------------------------------------------------------------
 
-DEP_TO_HEAD = "dependent → head"
-HEAD_TO_DEP = "head → dependent"
-ARC_SHARE = "arc share"
-RHO = "distance ρ"
-
-
 def head_scores(word_attn: np.ndarray, al: Alignment, dist: np.ndarray) -> pd.DataFrame:
     """One row per head: attention along arcs and its correlation with tree distance.
 
@@ -232,11 +228,34 @@ def parse_table(doc: Any, al: Alignment, tokens: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _sample_note(dist: np.ndarray) -> str:
-    n_pairs = int((np.isfinite(dist) & ~np.eye(len(dist), dtype=bool)).sum())
-    if n_pairs <= MAX_RHO_PAIRS:
-        return ""
-    return f" ρ is computed on a fixed random sample of {MAX_RHO_PAIRS:,} of the {n_pairs:,} word pairs."
+def rho_pairs(dist: np.ndarray) -> int:
+    """Word pairs in the same sentence: the pairs ρ is computed on, or sampled from beyond :data:`MAX_RHO_PAIRS`."""
+    return int((np.isfinite(dist) & ~np.eye(len(dist), dtype=bool)).sum())
+
+
+def syntax_agreement(model: LoadedModel | str | None, texts: Sequence[str]) -> SyntaxAgreement:
+    """Every head's attention scored against spaCy's dependency parse (see :func:`syntax`)."""
+    lm = as_model(model)
+    check_text(texts, "syntax", most=1)
+    enc, warnings = encode_one(lm, texts)
+    doc = parse(texts[0])
+    al = align(doc, enc.offsets, enc.sequence_ids)
+    if al.lost:
+        warnings.append(f"{al.lost} words past the model's {lm.max_tokens}-token limit are left out of the scores.")
+    if len(al.words) < 2 or all(h < 0 for h in al.heads):
+        raise UserError("`syntax` needs a sentence of at least two words joined by the parse, "
+                        "like `syntax The cat sat on the mat`.")
+    wa = word_attention(enc.attentions.numpy(), al)
+    dist = tree_distances(al)
+    scores = head_scores(wa, al, dist)
+    top = scores.sort_values(ARC_SHARE, ascending=False).head(TOP_HEADS).reset_index(drop=True)
+    adjacent = dist == 1
+    chance = float((adjacent.sum(1) / np.maximum(len(al.words) - 1, 1))[adjacent.any(1)].mean())
+    return SyntaxAgreement(
+        lm.name, lm.num_layers, lm.num_heads, SPACY_MODEL, len(al.words), len(list(doc.sents)), len(enc.tokens),
+        scores, top, relation_table(wa, al, doc), parse_table(doc, al, enc.tokens), chance, wa, rho_pairs(dist),
+        MAX_RHO_PAIRS, warnings,
+    )
 
 
 @timed("syntax")
@@ -252,52 +271,4 @@ def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
         heads, every head, the parse and its word-piece alignment, a layer x head
         heatmap; downloads: word-level attention (``.npy``) and the chart spec.
     """
-    lm = as_model(model)
-    check_text(texts, "syntax", most=1)
-    enc, warnings = encode_one(lm, texts)
-    doc = parse(texts[0])
-    al = align(doc, enc.offsets, enc.sequence_ids)
-    if al.lost:
-        warnings.append(f"{al.lost} words past the model's {lm.max_tokens}-token limit are left out of the scores.")
-    if len(al.words) < 2 or all(h < 0 for h in al.heads):
-        raise UserError("`syntax` needs a sentence of at least two words joined by the parse, "
-                        "like `syntax The cat sat on the mat`.")
-    wa = word_attention(enc.attentions.numpy(), al)
-    dist = tree_distances(al)
-    scores = head_scores(wa, al, dist)
-    top = scores.sort_values(ARC_SHARE, ascending=False).head(TOP_HEADS).reset_index(drop=True)
-    relations = relation_table(wa, al, doc)
-    adjacent = dist == 1
-    chance = float((adjacent.sum(1) / np.maximum(len(al.words) - 1, 1))[adjacent.any(1)].mean())
-    best = top.iloc[0]
-    closest = scores.sort_values(RHO).iloc[0]
-    chart = charts.heatmap(
-        scores, "head", "layer", ARC_SHARE, title=f"{lm.name}: share of attention along dependency arcs (rows: layer, columns: head)",
-        tooltip=["layer", "head", DEP_TO_HEAD, HEAD_TO_DEP, RHO],
-        x_order=list(range(1, lm.num_heads + 1)), y_order=list(range(1, lm.num_layers + 1)),
-        domain=(0.0, 1.0), size=300,
-    )
-    n_sents = len(list(doc.sents))
-    text = (
-        f"Parsed {len(al.words)} words ({n_sents} sentence{'s' if n_sents != 1 else ''}) with spaCy "
-        f"`{SPACY_MODEL}` and aligned them to {len(enc.tokens)} word pieces of **{lm.name}** by character "
-        "offsets (word attention: summed over a word's pieces, averaged over its own, [CLS]/[SEP] left out; "
-        "layers and heads numbered from 1). "
-        f"**Layer {int(best['layer'])} head {int(best['head'])}** follows dependency arcs most: "
-        f"{best[ARC_SHARE]:.0%} of a word's attention to other words goes to words it shares an arc with "
-        f"(chance: {chance:.0%}). "
-        + (f"Attention falls most with tree distance in layer {int(closest['layer'])} head "
-           f"{int(closest['head'])} (Spearman ρ = {closest[RHO]:.2f}). " if pd.notna(closest[RHO]) else "")
-        + "The relations table names the best head for each arc type."
-        + _sample_note(dist)
-    )
-    return Result(
-        "syntax", text,
-        [Table("top heads", top), Table("relations", relations),
-         Table("parse", parse_table(doc, al, enc.tokens)), Table("heads", scores)],
-        [Chart("arc share", chart)], warnings, lm.name,
-        settings={"parser": SPACY_MODEL, "numbering": "1-based", "words": len(al.words),
-                  "word attention": "sum over key pieces, mean over query pieces, specials left out"},
-        artifacts=[npy_artifact("syntax-word-attention.npy", wa.astype(np.float32)),
-                   spec_artifact("syntax-chart.vl.json", chart)],
-    )
+    return replies.syntax(syntax_agreement(model, texts))

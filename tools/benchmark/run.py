@@ -3,30 +3,28 @@
 One forward pass per distinct sentence and model gives every pooling at once; the
 numbers are the ones papers quote (Spearman and Pearson x 100), plus a paraphrase
 decision (gold >= T) at the best cosine threshold, context-blind baselines, and
-the pairs where the model and the annotators disagree most.
+the pairs where the model and the annotators disagree most. :func:`evaluation` computes these as
+:class:`~tools.benchmark.facts.BenchmarkRun`; :mod:`~tools.benchmark.replies` writes the words.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from tools import charts
 from tools.benchmark import data as stsdata
+from tools.benchmark import replies
 from tools.benchmark.access import WEB, DataAccess
+from tools.benchmark.facts import BenchmarkRun, SentenceEmbeddings, System, Timing
 from tools.benchmark.metrics import EDGE_CASES, correlations, derangement, edge_cases, pair_cosines, threshold_metrics
 from tools.core import cancel
-from tools.core.config import Settings
+from tools.core.config import CHART_ROWS_LIMIT, Settings
 from tools.core.errors import UserError
-from tools.core.results import Artifact, Chart, Result, Table, csv_text, json_value
+from tools.core.results import Result
 from tools.core.text import md
 from tools.core.timing import timed
 from tools.encoding.encode import encode
@@ -49,21 +47,6 @@ def _silent(fraction: float, message: str) -> None:
 
 
 # --- embedding ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SentenceEmbeddings:
-    """Vectors for each distinct sentence, one (N, dims) array per pooling plus ``static``.
-
-    Attributes:
-        vectors: pooling name (``cls``, ``mean``, ``max``, ``sbert``, ``static``) -> float32 array.
-        truncated: how many sentences were longer than the model's limit.
-        seconds: wall time of the encoding.
-    """
-
-    vectors: dict[str, np.ndarray]
-    truncated: int = 0
-    seconds: float = 0.0
-
 
 def embed_sentences(
     lm: LoadedModel,
@@ -111,19 +94,6 @@ def embed_sentences(
 
 # --- the command -------------------------------------------------------------------------------------
 
-@dataclass
-class _System:
-    """One row of the scores table: a model x pooling, or a baseline."""
-
-    name: str
-    model: str
-    pooling: str
-    kind: str  # "model" | "baseline"
-    cosine: np.ndarray
-    shuffled: np.ndarray
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 def _poolings(lm: LoadedModel, pool_arg: Sequence[str] | str | None, warnings: list[str]) -> list[Pooling]:
     available = available_poolings(lm)
     if pool_arg is None or (not isinstance(pool_arg, str) and not list(pool_arg)):
@@ -159,6 +129,97 @@ def _pairs(data: str, sample: int | None, seed: int, settings: Settings,
     if len(frame) < 3:
         raise UserError(f"{md(pairs.source)} has {len(frame)} pair(s); correlations need at least 3.")
     return stsdata.Pairs(frame.reset_index(drop=True), pairs.source), total
+
+
+def evaluation(
+    model: LoadedModel | str | None,
+    texts: Sequence[str] = (),
+    *,
+    data: str = "stsb-dev",
+    sample: int | None = None,
+    seed: int = 42,
+    models: Sequence[LoadedModel | str] | None = None,
+    pool: Sequence[str] | str | None = None,
+    threshold: float = 4.0,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+    uploads: Sequence[Path | str] = (),
+    access: DataAccess = WEB,
+) -> BenchmarkRun:
+    """Every system's cosines and scores on the pairs, the edge cases and timings (see :func:`benchmark`)."""
+    settings = settings or Settings.from_env()
+    report = progress or _silent
+    warnings: list[str] = []
+    if texts:
+        raise UserError("`benchmark` takes no texts; name the data with --data stsb-dev, stsb-test or a file name.")
+    if not np.isfinite(threshold):
+        raise UserError("--threshold must be a number, like 4.0 (gold scores run from 0 to 5).")
+    lms = list({m.name: m for m in (as_model(x) for x in (models or [model]))}.values())
+    if len(lms) > MAX_MODELS:
+        raise UserError(f"--models names {len(lms)} models; compare at most {MAX_MODELS} at a time.")
+    report(0.0, "reading the data")
+    pairs, total = _pairs(data, sample, seed, settings, uploads, access, warnings)
+    frame = pairs.frame
+    gold = frame["score"].to_numpy(float)
+    if not ((gold >= threshold).any() and (gold < threshold).any()):
+        warnings.append(f"Every pair is on the same side of --threshold {threshold:g}, so accuracy, precision, "
+                        "recall and F1 are left empty.")
+    sentences = list(dict.fromkeys([*frame["sentence1"], *frame["sentence2"]]))
+    position = {s: i for i, s in enumerate(sentences)}
+    left = frame["sentence1"].map(position).to_numpy()
+    right = frame["sentence2"].map(position).to_numpy()
+    shuffled_right = right[derangement(len(frame), seed)]
+    pooling_of = {lm.name: _poolings(lm, pool, warnings) for lm in lms}
+
+    def system(name: str, owner: str, pooling: str, kind: str, vectors: np.ndarray) -> System:
+        return System(name, owner, pooling, kind, pair_cosines(vectors, left, right),
+                      pair_cosines(vectors, left, shuffled_right))
+
+    systems: list[System] = []
+    timings: list[Timing] = []
+    share = 0.85 / len(lms)
+    for k, lm in enumerate(lms):
+        def sub(fraction: float, message: str, k: int = k) -> None:
+            report(0.05 + share * (k + fraction), message)
+
+        emb = embed_sentences(lm, sentences, pooling_of[lm.name], sub)
+        timings.append(Timing(lm.name, len(sentences), emb.seconds, emb.truncated, str(lm.device)))
+        if emb.truncated:
+            warnings.append(f"{emb.truncated} sentences were longer than {lm.name}'s limit and were truncated.")
+        for p in pooling_of[lm.name]:
+            systems.append(system(f"{lm.name} / {p.value}", lm.name, p.value, "model", emb.vectors[p.value]))
+        systems.append(system(f"{lm.name} input embeddings (average)", lm.name, STATIC, "baseline",
+                              emb.vectors[STATIC]))
+    report(0.92, "GloVe baseline")
+    glove_vectors, known = glove_average(sentences)
+    if (known == 0).any():
+        warnings.append(f"{int((known == 0).sum())} sentences have no word in {GLOVE_NAME}; their GloVe cosine is 0.")
+    systems.append(system(f"{GLOVE_NAME} (average)", "glove", "average", "baseline", glove_vectors))
+    first = systems[0]
+    systems.append(System(f"shuffled pairs ({first.name})", first.model, first.pooling, "baseline",
+                          first.shuffled, first.shuffled))
+
+    report(0.96, "scoring")
+    scores = _scores_table(systems, gold, threshold, len(frame))
+    model_rows = scores[scores["kind"] == "model"]
+    best = model_rows.loc[model_rows["spearman"].fillna(-np.inf).idxmax(), "system"]
+    best_system = next(s for s in systems if s.name == best)
+    edges = edge_cases(frame, best_system.cosine, EDGE_CASES)
+    limit = min(settings.max_chart_rows, CHART_ROWS_LIMIT)
+    per_panel = max(1, limit // sum(1 for s in systems if s.kind == "model"))
+    report(1.0, "done")
+    return BenchmarkRun(pairs.source, frame, total, sample, seed, tuple(lm.name for lm in lms),
+                        {name: tuple(p.value for p in ps) for name, ps in pooling_of.items()}, threshold,
+                        tuple(systems), scores, best, edges, tuple(timings), _chart_rows(frame, per_panel, seed),
+                        per_panel, limit, warnings)
+
+
+def _chart_rows(frame: pd.DataFrame, per_panel: int, seed: int) -> np.ndarray:
+    """The pairs one chart panel shows: all of them, or a stratified sample of ``per_panel``."""
+    n = len(frame)
+    if n <= per_panel:
+        return np.arange(n)
+    return np.sort(stsdata.stratified_sample(frame.assign(_i=np.arange(n)), per_panel, seed)["_i"].to_numpy())
 
 
 @timed("benchmark")
@@ -199,85 +260,12 @@ def benchmark(
         Scores per model x pooling and baselines, edge cases, per-model timing, a
         gold-vs-cosine chart per model/pooling, and CSV / JSON downloads.
     """
-    settings = settings or Settings.from_env()
-    report = progress or _silent
-    warnings: list[str] = []
-    if texts:
-        raise UserError("`benchmark` takes no texts; name the data with --data stsb-dev, stsb-test or a file name.")
-    if not np.isfinite(threshold):
-        raise UserError("--threshold must be a number, like 4.0 (gold scores run from 0 to 5).")
-    lms = list({m.name: m for m in (as_model(x) for x in (models or [model]))}.values())
-    if len(lms) > MAX_MODELS:
-        raise UserError(f"--models names {len(lms)} models; compare at most {MAX_MODELS} at a time.")
-    report(0.0, "reading the data")
-    pairs, total = _pairs(data, sample, seed, settings, uploads, access, warnings)
-    frame = pairs.frame
-    gold = frame["score"].to_numpy(float)
-    if not ((gold >= threshold).any() and (gold < threshold).any()):
-        warnings.append(f"Every pair is on the same side of --threshold {threshold:g}, so accuracy, precision, "
-                        "recall and F1 are left empty.")
-    sentences = list(dict.fromkeys([*frame["sentence1"], *frame["sentence2"]]))
-    position = {s: i for i, s in enumerate(sentences)}
-    left = frame["sentence1"].map(position).to_numpy()
-    right = frame["sentence2"].map(position).to_numpy()
-    shuffled_right = right[derangement(len(frame), seed)]
-    pooling_of = {lm.name: _poolings(lm, pool, warnings) for lm in lms}
-
-    systems: list[_System] = []
-    timing_rows = []
-    share = 0.85 / len(lms)
-    for k, lm in enumerate(lms):
-        def sub(fraction: float, message: str, k: int = k) -> None:
-            report(0.05 + share * (k + fraction), message)
-
-        emb = embed_sentences(lm, sentences, pooling_of[lm.name], sub)
-        timing_rows.append({"model": lm.name, "sentences": len(sentences), "encode s": round(emb.seconds, 3),
-                            "sentences/s": round(len(sentences) / emb.seconds, 1) if emb.seconds else None,
-                            "truncated": emb.truncated, "device": str(lm.device)})
-        if emb.truncated:
-            warnings.append(f"{emb.truncated} sentences were longer than {lm.name}'s limit and were truncated.")
-        for p in pooling_of[lm.name]:
-            vec = emb.vectors[p.value]
-            systems.append(_System(f"{lm.name} / {p.value}", lm.name, p.value, "model",
-                                   pair_cosines(vec, left, right), pair_cosines(vec, left, shuffled_right)))
-        vec = emb.vectors[STATIC]
-        systems.append(_System(f"{lm.name} input embeddings (average)", lm.name, STATIC, "baseline",
-                               pair_cosines(vec, left, right), pair_cosines(vec, left, shuffled_right)))
-    report(0.92, "GloVe baseline")
-    glove_vectors, known = glove_average(sentences)
-    if (known == 0).any():
-        warnings.append(f"{int((known == 0).sum())} sentences have no word in {GLOVE_NAME}; their GloVe cosine is 0.")
-    systems.append(_System(f"{GLOVE_NAME} (average)", "glove", "average", "baseline",
-                           pair_cosines(glove_vectors, left, right), pair_cosines(glove_vectors, left, shuffled_right)))
-    first = systems[0]
-    systems.append(_System(f"shuffled pairs ({first.name})", first.model, first.pooling, "baseline",
-                           first.shuffled, first.shuffled))
-
-    report(0.96, "scoring")
-    scores = _scores_table(systems, gold, threshold, len(frame))
-    model_rows = scores[scores["kind"] == "model"]
-    best = model_rows.loc[model_rows["spearman"].fillna(-np.inf).idxmax()]
-    best_system = next(s for s in systems if s.name == best["system"])
-    edges = edge_cases(frame, best_system.cosine, EDGE_CASES)
-    chart, chart_note = _chart(frame, [s for s in systems if s.kind == "model"], settings, seed)
-    per_pair = _per_pair(frame, systems[:-1])
-    choices = {"data": pairs.source, "pairs": len(frame), "pairs in data": total, "sample": sample, "seed": seed,
-               "models": ", ".join(lm.name for lm in lms),
-               "pool": ", ".join(sorted({p.value for ps in pooling_of.values() for p in ps})),
-               "threshold": threshold}
-    text = _summary(pairs.source, len(frame), total, sample, seed, lms, pooling_of, threshold, scores, best,
-                    chart_note)
-    report(1.0, "done")
-    return Result(
-        "benchmark", text,
-        [Table("scores", scores.drop(columns=["kind"])), Table("edge cases", edges),
-         Table("timing", pd.DataFrame(timing_rows))],
-        [Chart("gold vs cosine", chart)], warnings, ", ".join(lm.name for lm in lms), settings=choices,
-        artifacts=_artifacts(choices, scores, edges, per_pair),
-    )
+    return replies.benchmark(evaluation(model, texts, data=data, sample=sample, seed=seed, models=models, pool=pool,
+                                         threshold=threshold, settings=settings, progress=progress, uploads=uploads,
+                                         access=access))
 
 
-def _scores_table(systems: list[_System], gold: np.ndarray, cut: float, n: int) -> pd.DataFrame:
+def _scores_table(systems: list[System], gold: np.ndarray, cut: float, n: int) -> pd.DataFrame:
     rows = []
     for s in systems:
         row = {"system": s.name, "model": s.model, "pooling": s.pooling, "kind": s.kind}
@@ -291,75 +279,3 @@ def _scores_table(systems: list[_System], gold: np.ndarray, cut: float, n: int) 
                "mean cosine", "shuffled cosine"]
     frame[numeric] = frame[numeric].astype(float).round(6)
     return frame.rename(columns={"threshold": "best threshold"})
-
-
-def _chart(frame: pd.DataFrame, systems: list[_System], settings: Settings, seed: int) -> tuple[Any, str]:
-    limit = min(settings.max_chart_rows, charts.MAX_ROWS)
-    per_panel = max(1, limit // len(systems))
-    n = len(frame)
-    if n > per_panel:
-        keep = np.sort(stsdata.stratified_sample(frame.assign(_i=np.arange(n)), per_panel, seed)["_i"].to_numpy())
-        note = (f"The chart shows a stratified sample of {per_panel:,} of the {n:,} pairs in each panel "
-                f"(charts stay under {limit:,} points); the tables use every pair.")
-    else:
-        keep, note = np.arange(n), ""
-    tidy = pd.concat([
-        pd.DataFrame({"panel": s.name, "pair": keep, "genre": frame["genre"].to_numpy()[keep],
-                      "gold": frame["score"].to_numpy()[keep], "cosine": np.round(s.cosine[keep], 4),
-                      "sentence1": frame["sentence1"].to_numpy()[keep],
-                      "sentence2": frame["sentence2"].to_numpy()[keep]})
-        for s in systems
-    ], ignore_index=True)
-    chart = charts.scatter_panels(tidy, "gold", "cosine", color="genre", panel="panel",
-                                  tooltip=["pair", "genre", "gold", "cosine", "sentence1", "sentence2"],
-                                  title="Gold score against cosine similarity")
-    return chart, note
-
-
-def _per_pair(frame: pd.DataFrame, systems: list[_System]) -> pd.DataFrame:
-    out = frame[["genre", "sentence1", "sentence2", "score"]].rename(columns={"score": "gold"}).copy()
-    for s in systems:
-        out[f"cosine: {s.name}"] = np.round(s.cosine, 6)
-    return out
-
-
-def _artifacts(choices: dict[str, Any], scores: pd.DataFrame, edges: pd.DataFrame,
-               per_pair: pd.DataFrame) -> list[Artifact]:
-    buffer = io.StringIO()
-    buffer.write(csv_text(per_pair.rename_axis("pair").reset_index()))
-    summary = {
-        "settings": {k: json_value(v) for k, v in choices.items()},
-        "scores": [{k: json_value(v) for k, v in row.items()} for row in scores.to_dict("records")],
-        "edge_cases": [{k: json_value(v) for k, v in row.items()} for row in edges.to_dict("records")],
-    }
-    return [
-        Artifact("benchmark_scores.csv", csv_text(scores).encode(), "text/csv"),
-        Artifact("benchmark_pairs.csv", buffer.getvalue().encode(), "text/csv"),
-        Artifact("benchmark.json", json.dumps(summary, indent=2).encode(), "application/json"),
-    ]
-
-
-def _summary(source: str, n: int, total: int, sample: int | None, seed: int, lms: list[LoadedModel],
-             pooling_of: dict[str, list[Pooling]], cut: float, scores: pd.DataFrame, best: pd.Series,
-             chart_note: str) -> str:
-    data = f"**{md(source)}**, {n:,} pairs"
-    if sample is not None and n < total:
-        data += f" (a sample stratified by gold-score bins from {total:,}, seed {seed})"
-    pools = "; ".join(f"{md(lm.name)}: {', '.join(p.value for p in pooling_of[lm.name])}" for lm in lms)
-    by_name = scores.set_index("system")
-    glove = by_name.loc[f"{GLOVE_NAME} (average)", "spearman"]
-    shuffled = by_name.iloc[-1]
-    lines = [
-        f"STS benchmark on {data}. Pooling by model: {pools}. A pair counts as a paraphrase when gold ≥ {cut:g}.",
-        f"Best: **{md(best['system'])}**, Spearman **{best['spearman']:.2f}**, Pearson {best['pearson']:.2f} "
-        f"(x 100); at cosine ≥ {best['best threshold']:.3f} (the best-F1 threshold) F1 {best['f1']:.3f}, "
-        f"accuracy {best['accuracy']:.3f}. GloVe average: Spearman {glove:.2f}.",
-        f"Unrelated (shuffled) pairs average cosine {shuffled['mean cosine']:.3f} with "
-        f"{md(by_name.index[0])}, against {by_name.iloc[0]['mean cosine']:.3f} for the real pairs: "
-        "a cosine means something only relative to that floor.",
-        "The edge-case table lists the pairs whose cosine rank and gold rank differ most "
-        f"({md(best['system'])}).",
-    ]
-    if chart_note:
-        lines.append(chart_note)
-    return "\n\n".join(lines)

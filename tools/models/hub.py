@@ -44,7 +44,7 @@ class ModelState:
         backend: computes hidden states (chosen at load: torch, onnx for bulk passes, torch-int8, onnx-int8).
         encoding_cache: encodings keyed by (text, pair, max length, attentions).
         threads: the thread chooser for this model's large CPU passes.
-        mlm_head: the masked-LM head (``tools.masking`` builds it on first use).
+        mlm_head: the masked-LM head (``tools.inspection.masking`` builds it on first use).
         input_embeddings: the unit-length input-embedding rows (``tools.similarity.neighbors``).
         sentence: the sentence-transformers recipe, read once (None: the model has none).
         routing: the plain-English router's phrasing indexes (``assistant.understanding``), keyed by

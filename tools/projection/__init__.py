@@ -3,11 +3,14 @@
 - :mod:`~tools.projection.fit`: the method/level/basis choices, :func:`fit`, and what the maps share;
 - :mod:`~tools.projection.maps`: ``project`` on the texts' own vectors (tokens or sentences);
 - :mod:`~tools.projection.vocab_basis`: ``--basis vocab``, the model's input-embedding matrix;
-- :mod:`~tools.projection.glove_basis`: ``--basis glove``, the texts' words in GloVe's space.
+- :mod:`~tools.projection.glove_basis`: ``--basis glove``, the texts' words in GloVe's space;
+- :mod:`~tools.projection.vocab`: ``vocab``, the input-embedding matrix itself, labelled, with a Projector export;
+- :mod:`~tools.projection.facts`: what the maps and ``vocab`` find, as typed facts;
+- :mod:`~tools.projection.replies`: the family's one formatter: the words, tables, charts and downloads.
 
-``vocab`` (in :mod:`tools.projection.vocab`) projects the input-embedding matrix itself with the same :func:`fit`.
+``vocab`` projects the input-embedding matrix itself with the same :func:`fit`.
 
-May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``, ``tools.similarity.baselines``
+May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``, ``tools.similarity.static``
 (GloVe); never ``assistant`` or ``gradio``. scikit-learn and umap are imported when a fit needs them.
 """
 

@@ -1,24 +1,21 @@
 """Fitting projections (PCA, t-SNE, UMAP) and what every projection map shares.
 
 The enums that turn the user's ``--method``, ``--level`` and ``--basis`` into choices,
-:func:`fit` and the small helpers the maps share (axis titles, explained variance,
-chart sampling, downloads, labels).
+:func:`fit`, and the small helpers the maps share (coordinate columns, which rows a chart keeps).
+The words, tables, charts and downloads of every map are in :mod:`~tools.projection.replies`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Artifact, Chart, Result, Table, csv_text
 
 Progress = Callable[[float, str], None]
 
@@ -167,8 +164,6 @@ def _umap(matrix: np.ndarray, dims: int) -> Fitted:
     return Fitted(Method.UMAP, coords, None, notes, lambda m: model.transform(reduce(m)))
 
 
-METHOD_NAMES: dict[Method, str] = {Method.PCA: "PCA", Method.TSNE: "t-SNE", Method.UMAP: "UMAP"}
-
 FITTERS: dict[Method, Callable[[np.ndarray, int], Fitted]] = {
     Method.PCA: _pca,
     Method.TSNE: _tsne,
@@ -184,57 +179,9 @@ def fit(matrix: np.ndarray, method: Method, dims: int) -> Fitted:
     return fitted
 
 
-def axis_titles(fitted: Fitted, dims: int) -> list[str]:
-    """``PC1 (12.3%)`` for PCA, ``t-SNE 1`` / ``UMAP 1`` otherwise."""
-    if fitted.explained is not None:
-        return [f"PC{i + 1} ({fitted.explained[i]:.1%})" for i in range(dims)]
-    return [f"{METHOD_NAMES[fitted.method]} {i + 1}" for i in range(dims)]
-
-
 def coordinate_columns(dims: int) -> list[str]:
+    """The coordinate columns of a map: ``dim1``, ``dim2`` [, ``dim3``]."""
     return [f"dim{i + 1}" for i in range(dims)]
-
-
-def explained_table(fitted: Fitted) -> Table | None:
-    """One row per PCA component: its share of the variance and the running total."""
-    if fitted.explained is None:
-        return None
-    ratio = fitted.explained
-    return Table("explained variance", pd.DataFrame({
-        "component": [f"PC{i + 1}" for i in range(len(ratio))],
-        "explained variance ratio": np.round(ratio, 6),
-        "cumulative": np.round(np.cumsum(ratio), 6),
-    }))
-
-
-def explained_sentence(fitted: Fitted) -> str:
-    if fitted.explained is None:
-        return ""
-    parts = ", ".join(f"PC{i + 1} {r:.1%}" for i, r in enumerate(fitted.explained))
-    return f" Explained variance: {parts} ({fitted.explained.sum():.1%} together)."
-
-
-def downloads(command: str, frame: pd.DataFrame, chart: alt.TopLevelMixin) -> list[Artifact]:
-    """The projected coordinates as CSV and the chart's Vega-Lite spec as JSON."""
-    csv = csv_text(frame).encode("utf-8")
-    spec = json.dumps(chart.to_dict(), indent=1).encode("utf-8")
-    return [Artifact(f"{command}-coordinates.csv", csv, "text/csv"),
-            Artifact(f"{command}-chart.vl.json", spec, "application/json")]
-
-
-def map_result(command: str, text: str, table: Table, fitted: Fitted, chart: alt.TopLevelMixin,
-               warnings: list[str], model: str, settings: dict, *, chart_name: str = "projection",
-               extra_tables: Sequence[Table] = (), extra_artifacts: Sequence[Artifact] = ()) -> Result:
-    """A map's reply: its table, PCA's explained variance when there is one, the chart, the downloads."""
-    tables = [table, *([ev] if (ev := explained_table(fitted)) is not None else []), *extra_tables]
-    return Result(command, text, tables, [Chart(chart_name, chart)], warnings, model, settings=settings,
-                  artifacts=[*downloads(command, table.frame, chart), *extra_artifacts])
-
-
-def sample_warning(shown: int, total: int, what: str, kept: str = "") -> str:
-    """The one sentence for a chart that shows a sample of its table's rows."""
-    return (f"The chart shows a seeded sample of {shown:,} of {total:,} {what}{kept} (the chart-row limit); "
-            "the table and the downloads have them all.")
 
 
 def chart_sample(frame: pd.DataFrame, limit: int, keep: pd.Series | None = None) -> tuple[pd.DataFrame, bool]:
@@ -245,10 +192,3 @@ def chart_sample(frame: pd.DataFrame, limit: int, keep: pd.Series | None = None)
     kept = frame[keep]
     rest = frame[~keep].sample(n=max(0, limit - len(kept)), random_state=SEED)
     return pd.concat([kept, rest]).sort_index(), True
-
-
-def listing(frame: pd.DataFrame) -> pd.Series:
-    """One line per point for the brushed-points list: token · text · position."""
-    """One line per point for the brush's list: token, its text and position."""
-    pos = frame["position"].astype("string").fillna("—") if "position" in frame else ""
-    return frame["token"].astype(str) + "  ·  " + frame["text"].astype(str).str.slice(0, 28) + "  ·  #" + pos

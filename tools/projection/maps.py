@@ -1,47 +1,83 @@
 """``project``: every token of every text, one point per text, or the texts in another basis.
 
 The texts basis (tokens and sentences) lives here; ``--basis vocab`` and ``--basis glove``
-are in :mod:`tools.projection.vocab_basis` and :mod:`tools.projection.glove_basis`.
+are in :mod:`tools.projection.vocab_basis` and :mod:`tools.projection.glove_basis`. These compute
+:mod:`~tools.projection.facts`; the words are in :mod:`~tools.projection.replies`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
+import tools.projection.replies as replies  # `from tools.projection import …` would import the package: a cycle
 from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Result, Table
-from tools.core.text import layer_note, text_label
+from tools.core.results import Result
+from tools.core.text import text_label
 from tools.core.timing import timed
 from tools.encoding.encode import check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
+from tools.projection.facts import GloveMap, SentenceMap, TokenMap, VocabBasisMap, summary
 from tools.projection.fit import (
-    METHOD_NAMES,
     Basis,
     Level,
     Method,
     Progress,
-    axis_titles,
     chart_sample,
     check_dims,
     coordinate_columns,
-    explained_sentence,
     fit,
-    listing,
-    map_result,
     min_points,
     parse_choice,
-    sample_warning,
     umap_module,
 )
 from tools.projection.glove_basis import on_glove_basis
 from tools.projection.vocab_basis import on_vocab_basis
+
+
+def projection_map(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    level: str = "tokens",
+    method: str = "pca",
+    dims: int = 2,
+    layer: int | None = None,
+    pool: str = "mean",
+    basis: str = "texts",
+    progress: Progress | None = None,
+    chart_rows: int = charts.MAX_ROWS,
+) -> TokenMap | SentenceMap | VocabBasisMap | GloveMap:
+    """The map ``project`` draws, as facts (see :func:`project`)."""
+    lm = as_model(model)
+    report = progress or (lambda fraction, message: None)
+    chosen_level = parse_choice(Level, level, "level")
+    chosen_method = parse_choice(Method, method, "method")
+    chosen_basis = parse_choice(Basis, basis, "basis")
+    check_dims(dims)
+    layer_index = check_layer(lm, layer)
+    pooling = usable_pooling(lm, pool)
+    if not texts:
+        raise UserError("`project` needs at least one text, like `project The cat sat. | A dog ran.`")
+    if chosen_method is Method.UMAP:
+        umap_module()  # refuse before any model work
+    chart_limit = max(1, min(chart_rows, charts.MAX_ROWS))
+    if chosen_basis is Basis.GLOVE:
+        if chosen_level is Level.SENTENCES:
+            raise UserError("--basis glove places each word of the texts in GloVe's space; use it with --level tokens.")
+        return on_glove_basis(texts, chosen_method, dims, report, chart_limit)
+    if chosen_basis is Basis.VOCAB:
+        if chosen_level is Level.SENTENCES:
+            raise UserError("--basis vocab places tokens next to their vocabulary rows; use it with --level tokens.")
+        return on_vocab_basis(lm, texts, chosen_method, dims, layer_index, pooling, report, chart_limit)
+    sbert = sbert_layer_warnings(lm, [pooling], layer_index)
+    if chosen_level is Level.SENTENCES:
+        return _sentences(lm, texts, chosen_method, dims, layer_index, pooling, report, sbert)
+    return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, report, chart_limit, sbert)
 
 
 @timed("project")
@@ -77,41 +113,12 @@ def project(
         A coordinates table, PCA's explained variance, an interactive chart, and
         the coordinates (CSV) and chart spec (JSON) as downloads.
     """
-    lm = as_model(model)
-    report = progress or (lambda fraction, message: None)
-    chosen_level = parse_choice(Level, level, "level")
-    chosen_method = parse_choice(Method, method, "method")
-    chosen_basis = parse_choice(Basis, basis, "basis")
-    check_dims(dims)
-    layer_index = check_layer(lm, layer)
-    pooling = usable_pooling(lm, pool)
-    if not texts:
-        raise UserError("`project` needs at least one text, like `project The cat sat. | A dog ran.`")
-    if chosen_method is Method.UMAP:
-        umap_module()  # refuse before any model work
-    chart_limit = max(1, min(chart_rows, charts.MAX_ROWS))
-    settings = {"level": chosen_level.value, "method": chosen_method.value, "dims": dims,
-                "layer": layer_index, "pool": pooling.value, "basis": chosen_basis.value}
-    if chosen_basis is Basis.GLOVE:
-        if chosen_level is Level.SENTENCES:
-            raise UserError("--basis glove places each word of the texts in GloVe's space; use it with --level tokens.")
-        glove_settings = {k: settings[k] for k in ("level", "method", "dims", "basis")}
-        return on_glove_basis(texts, chosen_method, dims, glove_settings, report, chart_limit)
-    if chosen_basis is Basis.VOCAB:
-        if chosen_level is Level.SENTENCES:
-            raise UserError("--basis vocab places tokens next to their vocabulary rows; use it with --level tokens.")
-        return on_vocab_basis(lm, texts, chosen_method, dims, layer_index, settings, report, chart_limit)
-    if chosen_level is Level.SENTENCES:  # sbert reads the last layer whatever was asked: say so, and name that one
-        sentence_layer = lm.num_layers if pooling is Pooling.SBERT else layer_index
-        result = _sentences(lm, texts, chosen_method, dims, sentence_layer, pooling, settings, report)
-    else:
-        result = _tokens(lm, texts, chosen_method, dims, layer_index, pooling, settings, report, chart_limit)
-    if extra := sbert_layer_warnings(lm, [pooling], layer_index):
-        result = dataclasses.replace(result, warnings=[*result.warnings, *extra])
-    return result
+    return replies.project(projection_map(model, texts, level, method, dims, layer, pool, basis, progress,
+                                          chart_rows))
 
 
-def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_limit) -> Result:
+def _tokens(lm, texts, method, dims, layer, pooling, report, chart_limit, sbert) -> TokenMap:
+    """Every token at ``layer`` and each text's sentence vector, in one map."""
     report(0.1, "encoding the texts")
     encs = encode(lm, texts)
     sentences, _ = sentence_vectors(lm, texts, pooling, layer)
@@ -134,14 +141,13 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_lim
     sentence_matrix = sentences.float().numpy()
     report(0.4, f"fitting {method.value}")
     kind_sentence = f"sentence vector ({pooling.value})"
-    if method is Method.TSNE:  # t-SNE cannot place new points: fit tokens and sentence vectors together
+    together = method is Method.TSNE  # t-SNE cannot place new points: fit tokens and sentence vectors together
+    if together:
         fitted = fit(np.vstack([token_matrix, sentence_matrix]), method, dims)
         token_xy, sentence_xy = fitted.coords[:n_tokens], fitted.coords[n_tokens:]
-        fitted_on = "all tokens and the sentence vectors together (t-SNE cannot place points afterwards)"
     else:
         fitted = fit(token_matrix, method, dims)
         token_xy, sentence_xy = fitted.coords, fitted.place(sentence_matrix)
-        fitted_on = f"all {n_tokens} tokens; the sentence vectors are placed in that space afterwards"
     cols = coordinate_columns(dims)
     frame = pd.DataFrame(rows)
     sent = pd.DataFrame({"text": labels, "position": pd.array([None] * len(texts), dtype="Int64"),
@@ -150,31 +156,15 @@ def _tokens(lm, texts, method, dims, layer, pooling, settings, report, chart_lim
     frame = pd.concat([frame.astype({"position": "Int64"}), sent], ignore_index=True)
     frame[cols] = np.round(np.vstack([token_xy, sentence_xy]), 6)
     report(0.8, "drawing the chart")
-    chart_frame, sampled = chart_sample(frame, chart_limit, keep=frame["kind"] != "token")
-    chart = charts.projection_views(
-        chart_frame.assign(listing=listing(chart_frame)), dims=dims, axis_titles=axis_titles(fitted, dims),
-        color="text", shape="kind",
-        shape_domain=["token", "special token", kind_sentence], label="token" if len(chart_frame) <= 400 else None,
-        tooltip=["token", "text", "position", "kind"],
-        title=f"{METHOD_NAMES[method]} of token vectors "
-              f"({layer_note(layer, lm.num_layers)}, {lm.name})",
-    )
-    text = (f"{len(texts)} text{'s' if len(texts) > 1 else ''}, {n_tokens} tokens from the "
-            f"{layer_note(layer, lm.num_layers)} of **{lm.name}**, projected to {dims}-D with {method.value}, fitted on "
-            f"{fitted_on}. Each text has its own colour; special tokens are squares and each text's "
-            f"sentence vector ({pooling.value} pooling) is a large diamond.{explained_sentence(fitted)}")
-    text += "".join(f" {n}" for n in fitted.notes)
-    warnings = truncation_warnings(lm, encs)
-    if sampled:
-        warnings.append(sample_warning(len(chart_frame), len(frame), "points",
-                                       ", every special token and sentence vector kept"))
-    return map_result("project", text, Table("coordinates", frame), fitted, chart, warnings, lm.name, settings)
+    shown, sampled = chart_sample(frame, chart_limit, keep=frame["kind"] != "token")
+    return TokenMap(lm.name, tuple(texts), layer, lm.num_layers, pooling, summary(fitted, dims), together, n_tokens,
+                    ("token", "special token", kind_sentence), frame, shown, sampled, truncation_warnings(lm, encs),
+                    sbert)
 
 
-
-
-
-def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Result:
+def _sentences(lm, texts, method, dims, asked_layer, pooling, report, sbert) -> SentenceMap:
+    """One point per text; ``sbert`` pooling reads the last layer whatever was asked (``sbert`` says so)."""
+    layer = lm.num_layers if pooling is Pooling.SBERT else asked_layer
     if len(texts) < min_points(dims):
         raise UserError(
             f"Sentence level puts one point per text, and a {dims}-D projection needs at least "
@@ -189,14 +179,5 @@ def _sentences(lm, texts, method, dims, layer, pooling, settings, report) -> Res
     frame = pd.DataFrame({"text": labels, "token": [text_label(i, t, 24) for i, t in enumerate(texts)],
                           "position": pd.array([None] * len(texts), dtype="Int64"), "kind": "sentence"})
     frame[cols] = np.round(fitted.coords, 6)
-    chart = charts.projection_views(
-        frame.assign(listing=frame["text"]), dims=dims, axis_titles=axis_titles(fitted, dims), color="text",
-        shape=None, label="token", tooltip=["text"],
-        title=f"Sentence vectors ({pooling.value} pooling, {layer_note(layer, lm.num_layers)}, {lm.name})",
-    )
-    text = (f"{len(texts)} sentence vectors ({pooling.value} pooling, {layer_note(layer, lm.num_layers)} of **{lm.name}**) "
-            f"projected to {dims}-D with {method.value}, one labelled point per text.{explained_sentence(fitted)}")
-    text += "".join(f" {n}" for n in fitted.notes)
-    return map_result("project", text, Table("coordinates", frame), fitted, chart, truncation_warnings(lm, encs),
-                      lm.name, settings)
-
+    return SentenceMap(lm.name, tuple(texts), layer, asked_layer, lm.num_layers, pooling, summary(fitted, dims),
+                       frame, [*truncation_warnings(lm, encs), *sbert])

@@ -1,35 +1,33 @@
-"""The model's input-embedding matrix, projected and labelled, with a TensorBoard Projector export."""
+"""The model's input-embedding matrix, projected and labelled, with a TensorBoard Projector export.
+
+This computes the facts (:class:`~tools.projection.facts.Vocabulary`); the words, the chart and the
+Projector zip are written by :func:`tools.projection.replies.vocab`.
+"""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import pandas as pd
 
+import tools.projection.replies as replies  # `from tools.projection import …` would import the package: a cycle
 from tools import charts
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Artifact, Result, Table
+from tools.core.results import Result
 from tools.core.timing import timed
 from tools.models.hub import LoadedModel, as_model
+from tools.projection.facts import Color, Vocabulary, summary
 from tools.projection.fit import (
     MAX_TSNE_POINTS,
     Method,
-    axis_titles,
     chart_sample,
     check_dims,
     coordinate_columns,
-    explained_sentence,
     fit,
-    map_result,
     min_points,
     parse_choice,
-    sample_warning,
     umap_module,
 )
 from tools.projection.vocab_basis import embedding_matrix, vocab_size, vocabulary
@@ -41,33 +39,6 @@ MIN_N = 10
 VOWELS = "aeiou"
 #: Columns of metadata.tsv after the token, in this order.
 LABELS = ("length", "vowels", "number", "subword", "special")
-
-
-class Color(str, Enum):
-    """The label that colours the vocabulary chart."""
-
-    LENGTH = "length"
-    VOWELS = "vowels"
-    NUMBER = "number"
-    SUBWORD = "subword"
-    SPECIAL = "special"
-
-
-@dataclass(frozen=True)
-class ColorSpec:
-    """How a label is drawn: its Vega-Lite type and what the legend calls it."""
-
-    kind: str
-    title: str
-
-
-COLORS: dict[Color, ColorSpec] = {
-    Color.LENGTH: ColorSpec("quantitative", "length (characters)"),
-    Color.VOWELS: ColorSpec("quantitative", "vowels (a e i o u)"),
-    Color.NUMBER: ColorSpec("nominal", "is a number"),
-    Color.SUBWORD: ColorSpec("nominal", "is a word piece"),
-    Color.SPECIAL: ColorSpec("nominal", "is special"),
-}
 
 
 def word_markers(lm: LoadedModel) -> tuple[str, str]:
@@ -111,36 +82,6 @@ def token_labels(tokens: Sequence[str], specials: set[str], prefix: str = "##", 
     return pd.DataFrame(rows, columns=["token", *LABELS])
 
 
-def projector_zip(vectors: np.ndarray, labels: pd.DataFrame, tensor_name: str) -> bytes:
-    """A zip for the TensorBoard Embedding Projector.
-
-    ``vectors.tsv``: one row per token, tab-separated, no header. ``metadata.tsv``: a
-    header row naming the label columns, then one row per token in the same order.
-    ``projector_config.pbtxt`` lets TensorBoard (``--logdir`` on the unzipped folder)
-    find both; projector.tensorflow.org takes the two TSV files through "Load".
-    """
-    vec = io.BytesIO()
-    np.savetxt(vec, vectors, fmt="%.6g", delimiter="\t")
-    meta = labels.copy()
-    meta["token"] = meta["token"].map(_tsv_safe)
-    # plain tab-separated lines: the projector splits on tabs and knows no CSV quoting (a `"` token stays `"`)
-    lines = ["\t".join(meta.columns), *("\t".join(str(v) for v in row) for row in meta.itertuples(index=False))]
-    meta_text = "\n".join(lines) + "\n"
-    config = (f'embeddings {{\n  tensor_name: "{_tsv_safe(tensor_name).replace(chr(34), "")}"\n'
-              f'  tensor_path: "vectors.tsv"\n  metadata_path: "metadata.tsv"\n}}\n')
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
-        zf.writestr("vectors.tsv", vec.getvalue())
-        zf.writestr("metadata.tsv", meta_text.encode("utf-8"))
-        zf.writestr("projector_config.pbtxt", config.encode("utf-8"))
-    return out.getvalue()
-
-
-def _tsv_safe(token: str) -> str:
-    """Tabs and line breaks would split a metadata row; show them as spaces."""
-    return " ".join(str(token).replace("\t", " ").splitlines()) or " "
-
-
 @timed("vocab")
 def vocab(
     model: LoadedModel | str | None,
@@ -170,6 +111,22 @@ def vocab(
         most 5,000 points, and downloads: the coordinates (CSV), the chart spec
         (JSON) and ``vocab-projector.zip``.
     """
+    report = progress or (lambda fraction, message: None)
+    result = replies.vocab(vocab_map(model, n, method, color, dims, report, chart_rows))
+    report(1.0, "done")
+    return result
+
+
+def vocab_map(
+    model: LoadedModel | str | None,
+    n: int = DEFAULT_N,
+    method: str = "pca",
+    color: str = "length",
+    dims: int = 2,
+    progress: Callable[[float, str], None] | None = None,
+    chart_rows: int = charts.MAX_ROWS,
+) -> Vocabulary:
+    """The first ``n`` rows of the input-embedding matrix, labelled and projected, as facts (see :func:`vocab`)."""
     lm = as_model(model)
     report = progress or (lambda fraction, message: None)
     chosen = parse_choice(Method, method, "method")
@@ -183,7 +140,6 @@ def vocab(
         umap_module()
     report(0.05, "reading the input-embedding matrix")
     ids, tokens = vocabulary(lm, n)
-    skipped = n - len(ids)
     if len(ids) < min_points(dims):
         raise UserError(f"--n {n} leaves {len(ids)} token{'s' if len(ids) != 1 else ''} once the [unused…] rows "
                         f"are skipped and a {dims}-D projection needs {min_points(dims)}; use a larger --n.")
@@ -196,33 +152,9 @@ def vocab(
     vectors = embedding_matrix(lm)[ids]
     report(0.15, f"fitting {chosen.value} on {len(ids):,} rows")
     fitted = fit(vectors, chosen, dims)
-    cols = coordinate_columns(dims)
     frame = pd.concat([pd.DataFrame({"id": ids}), labels], axis=1)
-    frame[cols] = np.round(fitted.coords, 6)
-    report(0.7, "drawing the chart")
-    chart_frame, sampled = chart_sample(frame, max(1, min(chart_rows, charts.MAX_ROWS)), keep=frame["special"])
-    spec = COLORS[paint]
-    chart_data = chart_frame[["token", "id", *dict.fromkeys([paint.value, "special"]), *cols]].round(
-        {c: 4 for c in cols})  # only what the chart draws: the spec stays small
-    chart = charts.projection_views(
-        chart_data, dims=dims, axis_titles=axis_titles(fitted, dims), color=paint.value, color_type=spec.kind,
-        color_title=spec.title,
-        label=None, listing="token", tooltip=["token", "id", paint.value], title=f"{lm.name} input embeddings, coloured by {paint.value}",
-    )
-    report(0.85, "writing the TensorBoard Projector export")
-    bundle = projector_zip(vectors, labels, f"{lm.name} input embeddings")
-    report(1.0, "done")
-    text = (f"The first {n:,} rows of **{lm.name}**'s input-embedding matrix ({lm.hidden_size} wide), "
-            f"{skipped:,} `[unused…]` placeholder rows skipped: {len(ids):,} tokens projected to {dims}-D with "
-            f"{chosen.value}, coloured by {paint.value}.{explained_sentence(fitted)} "
-            f"`vocab-projector.zip` holds vectors.tsv and metadata.tsv ({', '.join(LABELS)}) for the TensorBoard "
-            "Embedding Projector.")
-    text += "".join(f" {note}" for note in fitted.notes)
-    warnings = []
-    if sampled:
-        warnings.append(sample_warning(len(chart_frame), len(frame), "tokens"))
-    summary = frame.groupby(paint.value).size().rename("tokens").reset_index()
-    settings = {"n": n, "method": chosen.value, "color": paint.value, "dims": dims, "tokens": len(ids)}
-    return map_result("vocab", text, Table("vocabulary", frame), fitted, chart, warnings, lm.name, settings,
-                      chart_name="vocabulary", extra_tables=[Table(f"tokens by {paint.value}", summary)],
-                      extra_artifacts=[Artifact("vocab-projector.zip", bundle, "application/zip")])
+    frame[coordinate_columns(dims)] = np.round(fitted.coords, 6)
+    report(0.7, "drawing the chart and writing the TensorBoard Projector export")
+    shown, sampled = chart_sample(frame, max(1, min(chart_rows, charts.MAX_ROWS)), keep=frame["special"])
+    return Vocabulary(lm.name, lm.hidden_size, n, n - len(ids), paint, summary(fitted, dims), frame, shown, sampled,
+                      vectors, labels)

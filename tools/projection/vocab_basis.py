@@ -1,30 +1,27 @@
-"""The input-embedding basis: ``project ... --basis vocab`` and the vocabulary helpers ``vocab`` uses."""
+"""The input-embedding basis: ``project ... --basis vocab`` (its facts) and the vocabulary helpers ``vocab`` uses."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Result, Table
-from tools.core.text import layer_note, text_label
+from tools.core.text import text_label
 from tools.encoding.encode import encode, truncation_warnings
+from tools.encoding.pooling import Pooling
 from tools.models.hub import LoadedModel
+from tools.projection.facts import VocabBasisMap, summary
 from tools.projection.fit import (
     BACKGROUND_POINTS,
-    METHOD_NAMES,
     SEED,
     UMAP_FIT_ROWS,
     Method,
-    axis_titles,
+    Progress,
     chart_sample,
     coordinate_columns,
-    explained_sentence,
     fit,
-    listing,
-    map_result,
-    sample_warning,
 )
 
 
@@ -53,10 +50,9 @@ def is_unused(token: str) -> bool:
     return token.startswith("[unused") and token.endswith("]")
 
 
-
-
-
-def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit) -> Result:
+def on_vocab_basis(lm: LoadedModel, texts: Sequence[str], method: Method, dims: int, layer: int, pooling: Pooling,
+                   report: Progress, chart_limit: int) -> VocabBasisMap:
+    """Each token's static row and contextual vector at ``layer``, in a ``method`` map fitted on the vocabulary."""
     if method is Method.TSNE:
         raise UserError("t-SNE cannot place new points in a map fitted on the vocabulary; "
                         "use --basis vocab with --method pca or umap.")
@@ -64,11 +60,10 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
     ids, _ = vocabulary(lm)
     matrix = embedding_matrix(lm)
     basis_rows = matrix[ids]
-    notes: list[str] = []
-    if method is Method.UMAP and len(basis_rows) > UMAP_FIT_ROWS:
+    basis_sampled = method is Method.UMAP and len(basis_rows) > UMAP_FIT_ROWS
+    if basis_sampled:
         pick = np.random.default_rng(SEED).choice(len(basis_rows), UMAP_FIT_ROWS, replace=False)
         basis_rows, ids = basis_rows[np.sort(pick)], ids[np.sort(pick)]
-        notes.append(f"UMAP was fitted on a seeded sample of {UMAP_FIT_ROWS:,} vocabulary rows.")
     report(0.2, f"fitting {method.value} on {len(basis_rows):,} vocabulary rows")
     fitted = fit(basis_rows, method, dims)
     report(0.6, "encoding the texts")
@@ -95,9 +90,9 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
     table["cosine static vs contextual"] = np.round((unit(static_m) * unit(ctx_m)).sum(axis=1), 6)
     report(0.8, "drawing the chart")
     long = pd.concat([
-        table[["text", "position", "token"]].assign(kind="static (input embedding)", order=0,
+        table[["text", "position", "token"]].assign(kind="static", order=0,
                                                     **{c: table[f"static {c}"] for c in cols}),
-        table[["text", "position", "token"]].assign(kind=f"contextual ({layer_note(layer, lm.num_layers)})", order=1,
+        table[["text", "position", "token"]].assign(kind="contextual", order=1,
                                                     **{c: table[f"contextual {c}"] for c in cols}),
     ], ignore_index=True)
     long["pair"] = long["text"].str.slice(0, 3) + "#" + long["position"].astype(str)
@@ -108,26 +103,5 @@ def on_vocab_basis(lm, texts, method, dims, layer, settings, report, chart_limit
                                               replace=False)
     background = pd.DataFrame(np.round(vocab_xy[pick], 6), columns=cols)
     background["token"] = lm.tokenizer.convert_ids_to_tokens(ids[pick].tolist())
-    chart = charts.projection_views(
-        long.assign(listing=listing(long)), dims=dims, axis_titles=axis_titles(fitted, dims), color="text",
-        shape="kind", shape_domain=sorted(long["kind"].unique(), reverse=True),
-        shape_range=["circle", "triangle-up"], size_range=[50, 90],
-        label="token" if len(long) <= 400 else None, tooltip=["token", "text", "position", "kind"],
-        lines="pair", background=background,
-        title=f"Static and contextual token vectors in the input-embedding basis ({lm.name})",
-    )
-    text = (f"{METHOD_NAMES[method]} fitted on {len(basis_rows):,} rows of "
-            f"**{lm.name}**'s input-embedding matrix ({'[unused…] rows skipped' if len(basis_rows) else ''}); "
-            f"each of the {len(table)} tokens is drawn twice in that basis: its static row (a circle) and its "
-            f"contextual vector from the {layer_note(layer, lm.num_layers)} (a triangle), joined by a line. "
-            f"Grey dots are {len(background):,} vocabulary rows for orientation. The mean cosine between a "
-            f"token's static row and its contextual vector is {table['cosine static vs contextual'].mean():.3f}."
-            f"{explained_sentence(fitted)} Contextual vectors were never part of the fit, so their spread "
-            "shows how far the layers move a token away from its dictionary entry.")
-    text += "".join(f" {n}" for n in (*notes, *fitted.notes))
-    warnings = truncation_warnings(lm, encs)
-    if sampled:
-        warnings.append(sample_warning(len(long), 2 * len(table), "points"))
-    return map_result("project", text, Table("static and contextual", table), fitted, chart, warnings, lm.name,
-                      settings)
-
+    return VocabBasisMap(lm.name, tuple(texts), layer, lm.num_layers, pooling, summary(fitted, dims), len(basis_rows),
+                         basis_sampled, table, long, sampled, background, truncation_warnings(lm, encs))

@@ -7,7 +7,8 @@ tokens), ``embed`` (token and sentence vectors as tables), ``baselines`` (GloVe 
 input-embedding sentence averages), ``why`` (token attribution of a similarity),
 with its arithmetic in ``why_math`` (the exact mean-pooling decomposition) and
 ``attribution`` (integrated gradients for the other poolings). Each tool computes
-typed ``facts``; ``replies``, the family's one formatter, writes their words, tables and charts.
+typed ``facts``; ``replies``, the family's one formatter, writes their words, tables, charts and
+downloads, with ``replies_why`` for those of ``why``.
 
 May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``;
 never ``assistant`` or ``gradio``.

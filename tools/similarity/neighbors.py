@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
-from tools.core.text import code, md
+from tools.core.results import Result
+from tools.core.text import code
 from tools.core.timing import timed
 from tools.models.hub import LoadedModel, as_model
+from tools.similarity import replies
+from tools.similarity.facts import Neighbours
 from tools.similarity.static import GLOVE, glove, oov_message
 
 _UNUSED = re.compile(r"^\[unused\d+\]$|^<unused\d+>$")
@@ -28,15 +29,6 @@ class Space(str, Enum):
 
     MODEL = "model"
     GLOVE = "glove"
-
-
-@dataclass(frozen=True)
-class Found:
-    """A query's neighbours and how the query vector was made."""
-
-    rows: list[dict[str, object]]
-    query: str  # how the query vector was made ("mean of em ##bed ##ding ##s")
-    space: str  # a description for the reply
 
 
 @dataclass(frozen=True)
@@ -66,7 +58,7 @@ def _build_input_embeddings(lm: LoadedModel) -> InputEmbeddings:
     return InputEmbeddings(weight, torch.nn.functional.normalize(weight, dim=1), allowed, [t or "" for t in tokens])
 
 
-def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
+def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Neighbours:
     matrix = input_embeddings(lm)
     ids = lm.tokenizer(word, add_special_tokens=False)["input_ids"]
     if not ids:
@@ -81,27 +73,47 @@ def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Found:
     rows = [{"rank": r + 1, "neighbour": matrix.tokens[int(i)], "id": int(i), "cosine": float(s),
              "word piece": matrix.tokens[int(i)].startswith("##")}
             for r, (s, i) in enumerate(zip(top.values, top.indices))]
-    how = f"the token {code(pieces[0], 30)}" if len(ids) == 1 else (
-        f"the mean of its {len(ids)} pieces {code(' '.join(pieces), 60)}")
-    return Found(rows, how, f"{lm.name}'s input-embedding matrix ({len(matrix.tokens):,} rows; special and "
-                            "[unused] rows skipped)")
+    return Neighbours(word, Space.MODEL.value, lm.name, tuple(pieces), len(matrix.tokens), int(matrix.raw.shape[1]),
+                      pd.DataFrame(rows), k)
 
 
-def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Found:
+def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Neighbours:
     table = glove()
     index = table.row(word)
     if index is None:
         raise UserError(oov_message([word.lower()]))
     found = table.nearest(np.asarray(table.vectors[index]), k, exclude=frozenset({index}))
     rows = [{"rank": r + 1, "neighbour": str(table.words[i]), "id": i, "cosine": s} for r, (i, s) in enumerate(found)]
-    return Found(rows, f"the lower-cased word {code(word.lower(), 30)}",
-                 f"{GLOVE} ({len(table.words):,} words, {table.dims} dims)")
+    return Neighbours(word, Space.GLOVE.value, GLOVE, (word.lower(),), len(table.words), table.dims,
+                      pd.DataFrame(rows), k)
 
 
-SEARCH: dict[Space, Callable[[LoadedModel | None, str, int], Found]] = {
+SEARCH: dict[Space, Callable[[LoadedModel | None, str, int], Neighbours]] = {
     Space.MODEL: _model_neighbors,
     Space.GLOVE: _glove_neighbors,
 }
+
+
+def nearest(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    space: str = "model",
+    k: int = 10,
+) -> Neighbours:
+    """The ``k`` nearest words to one word by cosine in the chosen space (see :func:`neighbors`)."""
+    if len(texts) != 1:
+        raise UserError(f"`neighbors` takes one word, like `neighbors bank`; got {len(texts)} texts.")
+    word = " ".join(texts[0].split())
+    if not word or len(word.split()) > 1:
+        raise UserError(f"`neighbors` takes a single word, like `neighbors bank`; {code(word, 40)} has spaces.")
+    try:
+        chosen = Space((space or "model").lower())
+    except ValueError:
+        raise UserError(f"Unknown --space {code(space, 20)}; use model or glove.") from None
+    if not 1 <= int(k) <= MAX_K:
+        raise UserError(f"--k must be from 1 to {MAX_K}; got {k}.")
+    lm = as_model(model) if chosen is Space.MODEL else None  # GloVe needs no model
+    return SEARCH[chosen](lm, word, int(k))
 
 
 @timed("neighbors")
@@ -123,27 +135,4 @@ def neighbors(
     Returns:
         A ranked table of neighbours with their cosine, and a bar chart.
     """
-    if len(texts) != 1:
-        raise UserError(f"`neighbors` takes one word, like `neighbors bank`; got {len(texts)} texts.")
-    word = " ".join(texts[0].split())
-    if not word or len(word.split()) > 1:
-        raise UserError(f"`neighbors` takes a single word, like `neighbors bank`; {code(word, 40)} has spaces.")
-    try:
-        chosen = Space((space or "model").lower())
-    except ValueError:
-        raise UserError(f"Unknown --space {code(space, 20)}; use model or glove.") from None
-    if not 1 <= int(k) <= MAX_K:
-        raise UserError(f"--k must be from 1 to {MAX_K}; got {k}.")
-    lm = as_model(model) if chosen is Space.MODEL else None  # GloVe needs no model
-    found = SEARCH[chosen](lm, word, int(k))
-    frame = pd.DataFrame(found.rows)
-    order = list(frame["rank"].astype(str) + ". " + frame["neighbour"])
-    chart_frame = frame.assign(label=order)
-    lo = min(0.0, float(frame["cosine"].min()))
-    chart = charts.bars(chart_frame, "label", "cosine", title=f"Nearest to {word} ({chosen.value})",
-                        tooltip=["neighbour", "rank"], domain=(lo, 1.0), sort=order)
-    best = ", ".join(f"{md(r['neighbour'])} ({r['cosine']:.3f})" for r in found.rows[:5])
-    text = (f"The {len(frame)} nearest neighbours of **{md(word)}** by cosine in {found.space}, from "
-            f"{found.query}: {best}.")
-    return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [],
-                  lm.name if chosen is Space.MODEL else GLOVE, settings={"space": chosen.value, "k": int(k)})
+    return replies.neighbors(nearest(model, texts, space, k))

@@ -8,7 +8,6 @@ pooled sentence vectors.
 
 from __future__ import annotations
 
-import itertools
 import re
 import threading
 from collections.abc import Sequence
@@ -20,20 +19,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
-from tools.core.text import code, md
-from tools.core.text import text_label as label
+from tools.core.results import Result
+from tools.core.text import code
 from tools.core.timing import timed
 from tools.encoding.encode import truncation_warnings
 from tools.encoding.pooling import cosine_matrix, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
-from tools.similarity import words
-
-#: Bars stay readable up to this many pairs; the tables always hold them all.
-MAX_CHART_PAIRS = 30
-
+from tools.similarity import replies, words
+from tools.similarity.facts import StaticSentences, StaticWord
 
 # --- GloVe 6B 50d: loaded once per process, shared read-only -------------------------------
 
@@ -172,6 +166,21 @@ def static_word_vector(word: str) -> np.ndarray:
     return np.mean([table.vector(w) for w in parts], axis=0)
 
 
+def static_view(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    strategy: str = "last",
+    pool: str = "mean",
+    mode: str = "auto",
+) -> StaticWord | StaticSentences:
+    """GloVe's cosines beside the model's, for one word's occurrences or for whole texts (see :func:`static`)."""
+    lm = as_model(model)
+    chosen = pick_mode(texts, mode)
+    if chosen is Mode.WORD:
+        return _word_mode(lm, texts, strategy)
+    return _sentence_mode(lm, texts, pool)
+
+
 @timed("static")
 def static(
     model: LoadedModel | str | None,
@@ -196,14 +205,10 @@ def static(
         cosine. Sentence mode: every pair of texts with average-GloVe cosine and the
         model's cosine, plus the words GloVe used and did not know.
     """
-    lm = as_model(model)
-    chosen = pick_mode(texts, mode)
-    if chosen is Mode.WORD:
-        return _word_mode(lm, texts, strategy)
-    return _sentence_mode(lm, texts, pool)
+    return replies.static(static_view(model, texts, strategy, pool, mode))
 
 
-def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> Result:
+def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> StaticWord:
     if len(texts) < 2:
         raise UserError("`static` in word mode needs a word and sentences: `static bank | river bank. | bank loan.`.")
     target = words.check_word(texts[0])
@@ -217,68 +222,25 @@ def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> Result:
     warnings.extend(notes)
     contextual = torch.stack([words.occurrence_vector(encs[o.sentence], o, strat) for o in occs])
     static_rows = static_vec.unsqueeze(0).expand(len(occs), -1)
-    ctx_cos = words.cosines(contextual, contextual)
-    static_cos = words.cosines(static_rows, static_rows)
-    rows = [{"a": occs[i].label, "b": occs[j].label, "same sentence": occs[i].sentence == occs[j].sentence,
-             GLOVE: float(static_cos[i, j]), f"{lm.name} ({strat.value})": float(ctx_cos[i, j])}
-            for i, j in itertools.combinations(range(len(occs)), 2)]
-    pairs = pd.DataFrame(rows)
-    model_col = f"{lm.name} ({strat.value})"
-    occ_frame = pd.DataFrame([{"occurrence": o.label, "sentence": o.sentence + 1, "text": o.surface,
-                               "pieces": " ".join(o.pieces), "sentence text": sentences[o.sentence]}
-                              for o in occs])
-    chart = _pair_bars(pairs, [GLOVE, model_col], f"{target}: static vs contextual")
-    lo, hi = float(pairs[model_col].min()), float(pairs[model_col].max())
-    spread = (f"have cosine **{lo:.4f}**" if len(pairs) == 1 else
-              f"range from **{lo:.4f}** to **{hi:.4f}** (mean {pairs[model_col].mean():.4f})")
-    text = (f"**{md(target)}** in {len(occs)} places: {GLOVE} gives it one vector whatever the context, so every "
-            f"pair has cosine **1.0**; {lm.name}'s contextual vectors ({strat.value} strategy, pieces averaged) "
-            f"{spread}.")
-    return Result("static", text, [Table("pairs", pairs), Table("occurrences", occ_frame)], [chart], warnings,
-                  lm.name, settings={"mode": "word", "word": target, "strategy": strat.value})
+    return StaticWord(lm.name, GLOVE, target, tuple(sentences), strat, tuple(occs),
+                      words.cosines(static_rows, static_rows), words.cosines(contextual, contextual), warnings)
 
 
-def _sentence_mode(lm: LoadedModel, texts: Sequence[str], pool: str) -> Result:
+def _sentence_mode(lm: LoadedModel, texts: Sequence[str], pool: str) -> StaticSentences:
     if len(texts) < 2:
         raise UserError("`static` needs two texts to compare: `static A cat sat. | A kitten sat.`.")
     pooling = usable_pooling(lm, pool)
     table = glove()
-    static_vecs, used_rows = [], []
+    static_vecs, used, unknowns = [], [], []
     for i, text in enumerate(texts):
         vec, known, unknown = table.sentence(text)
         if vec is None:
             shown = f"; unknown: {', '.join(code(w, 20) for w in unknown[:5])}" if unknown else ""
             raise UserError(f"Text {i + 1} has no word that {GLOVE} knows{shown}; give a sentence with common words.")
         static_vecs.append(vec)
-        used_rows.append({"text": label(i, text), "words used": len(known), "unknown words": ", ".join(unknown)})
+        used.append(len(known))
+        unknowns.append(tuple(unknown))
     model_vecs, encs = sentence_vectors(lm, texts, pooling, None)
-    static_cos = cosine_matrix(torch.from_numpy(np.stack(static_vecs)))
-    model_cos = cosine_matrix(model_vecs)
-    labels = [label(i, t) for i, t in enumerate(texts)]
-    model_col = f"{lm.name} ({pooling.value})"
-    pairs = pd.DataFrame([{"a": labels[i], "b": labels[j], f"{GLOVE} (mean of words)": float(static_cos[i, j]),
-                           model_col: float(model_cos[i, j])}
-                          for i, j in itertools.combinations(range(len(texts)), 2)])
-    warnings = truncation_warnings(lm, encs)
-    oov = [r["text"] for r in used_rows if r["unknown words"]]
-    if oov:
-        warnings.append(f"{GLOVE} skipped words it does not know in {len(oov)} text(s); see the `glove words` table.")
-    chart = _pair_bars(pairs, [f"{GLOVE} (mean of words)", model_col], "Sentence similarity: static vs contextual")
-    first = pairs.iloc[0]
-    text = (f"Average-{GLOVE} cosine beside {lm.name}'s ({pooling.value} pooling, last layer) for "
-            f"{len(pairs)} pair{'s' if len(pairs) > 1 else ''}; first pair: GloVe "
-            f"**{first[f'{GLOVE} (mean of words)']:.4f}**, {lm.name} **{first[model_col]:.4f}**. "
-            "GloVe words are lower-cased runs of letters and digits; unknown words are left out.")
-    return Result("static", text, [Table("pairs", pairs), Table("glove words", pd.DataFrame(used_rows))], [chart],
-                  warnings, lm.name, settings={"mode": "sentences", "pool": pooling.value})
-
-
-def _pair_bars(pairs: pd.DataFrame, columns: list[str], title: str) -> Chart:
-    shown = pairs.head(MAX_CHART_PAIRS)
-    if len(shown) < len(pairs):
-        title += f" (first {len(shown)} of {len(pairs)} pairs)"
-    frame = shown.assign(pair=shown["a"] + " vs " + shown["b"]).melt(
-        id_vars="pair", value_vars=columns, var_name="vectors", value_name="cosine")
-    lo = min(0.0, float(frame["cosine"].min()))
-    return Chart("static vs contextual", charts.grouped_bars(
-        frame, "pair", "cosine", "vectors", title=title, domain=(lo, 1.0), order=list(dict.fromkeys(frame["pair"]))))
+    return StaticSentences(lm.name, GLOVE, tuple(texts), pooling,
+                           cosine_matrix(torch.from_numpy(np.stack(static_vecs))), cosine_matrix(model_vecs),
+                           tuple(used), tuple(unknowns), truncation_warnings(lm, encs))

@@ -15,25 +15,21 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tools.charts import why as why_charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
-from tools.core.text import code, layer_note, md
+from tools.core.results import Result
 from tools.core.text import text_label as label
 from tools.core.timing import timed
 from tools.encoding.encode import Encoded, check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, cosine_matrix, sbert_layer_warnings, sentence_vectors
 from tools.models.hub import LoadedModel, as_model
+from tools.similarity import replies_why
 from tools.similarity.attribution import BASELINE, similarity_attribution
 from tools.similarity.compare import parse_poolings
+from tools.similarity.facts import WhyExact, WhyGradients
 from tools.similarity.why_math import IG_TOLERANCE, pair_contributions, shares
 
-#: Rows of the `pairs` table (the largest contributions by size); the chart shows at most 60 x 60 tokens.
-MAX_PAIR_ROWS = 5000
-MAX_HEAT_TOKENS = 60
-#: Pairs named in the reply.
+#: Word pairs (exact) or words per text (integrated gradients) the reply names.
 NAMED_PAIRS = 3
-SBERT_NOTE = "; this model's sbert recipe is a mean of token vectors, so the split is exact"
 
 
 def token_kind(lm: LoadedModel, token: str, token_id: int) -> str:
@@ -99,6 +95,36 @@ def _words_frame(which: int, text: str, tokens: pd.DataFrame, enc_tokens: list[s
     return frame, groups
 
 
+def explanation(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    pool: str = "mean",
+    layer: int | None = None,
+) -> WhyExact | WhyGradients:
+    """The token attribution of two texts' cosine: exact for a mean, integrated gradients otherwise (see :func:`why`)."""
+    lm = as_model(model)
+    if len(texts) != 2:
+        raise UserError(f"`why` explains the similarity of exactly two texts, like `why A cat sat. | A kitten "
+                        f"sat.`; got {len(texts)}.")
+    if pool.lower() == "all":
+        raise UserError("`why` explains one pooling at a time; use --pool mean, cls, max or sbert.")
+    pooling = parse_poolings(lm, pool)[0]
+    layer_index = check_layer(lm, layer)
+    vectors, encs = sentence_vectors(lm, texts, pooling, layer_index)
+    cosine = float(cosine_matrix(vectors)[0, 1])
+    warnings = truncation_warnings(lm, encs)
+    recipe = lm.sentence_config() if pooling is Pooling.SBERT else None
+    warnings += sbert_layer_warnings(lm, [pooling], layer_index)
+    if pooling is Pooling.SBERT:
+        layer_index = lm.num_layers
+    if pooling is Pooling.MEAN or (recipe is not None and recipe["mode"] in ("mean", "mean_sqrt_len")):
+        if recipe is not None:
+            encs = [e if len(e.tokens) <= recipe["max_seq_length"]
+                    else encode(lm, [e.text], max_length=recipe["max_seq_length"])[0] for e in encs]
+        return _exact(lm, texts, encs, layer_index, cosine, pooling, warnings)
+    return _gradients(lm, texts, vectors, pooling, layer_index, cosine, warnings)
+
+
 @timed("why")
 def why(
     model: LoadedModel | str | None,
@@ -121,33 +147,11 @@ def why(
         integrated gradients ``completeness``. The reply names the top word pairs. Charts:
         the token-pair heatmap (exact) and each text's token bars.
     """
-    lm = as_model(model)
-    if len(texts) != 2:
-        raise UserError(f"`why` explains the similarity of exactly two texts, like `why A cat sat. | A kitten "
-                        f"sat.`; got {len(texts)}.")
-    if pool.lower() == "all":
-        raise UserError("`why` explains one pooling at a time; use --pool mean, cls, max or sbert.")
-    pooling = parse_poolings(lm, pool)[0]
-    layer_index = check_layer(lm, layer)
-    vectors, encs = sentence_vectors(lm, texts, pooling, layer_index)
-    cosine = float(cosine_matrix(vectors)[0, 1])
-    warnings = truncation_warnings(lm, encs)
-    recipe = lm.sentence_config() if pooling is Pooling.SBERT else None
-    warnings += sbert_layer_warnings(lm, [pooling], layer_index)
-    if pooling is Pooling.SBERT:
-        layer_index = lm.num_layers
-    where = layer_note(layer_index, lm.num_layers)
-    settings = {"pool": pooling.value, "layer": layer_index}
-    if pooling is Pooling.MEAN or (recipe is not None and recipe["mode"] in ("mean", "mean_sqrt_len")):
-        if recipe is not None:
-            encs = [e if len(e.tokens) <= recipe["max_seq_length"]
-                    else encode(lm, [e.text], max_length=recipe["max_seq_length"])[0] for e in encs]
-        return _exact(lm, texts, encs, layer_index, cosine, pooling, where, warnings, settings)
-    return _gradients(lm, texts, vectors, pooling, layer_index, cosine, where, warnings, settings)
+    return replies_why.why(explanation(model, texts, pool, layer))
 
 
 def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: int, cosine: float,
-           pooling: Pooling, where: str, warnings: list[str], settings: dict) -> Result:
+           pooling: Pooling, warnings: list[str]) -> WhyExact:
     a, b = encs
     matrix = pair_contributions(a.layer(layer), b.layer(layer))
     rows, cols = shares(matrix)
@@ -164,30 +168,12 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     })
     special = (kinds_a[ii] == "special") | (kinds_b[jj] == "special")
     punct = ~special & ((kinds_a[ii] == "punctuation") | (kinds_b[jj] == "punctuation"))
-    special_sum, punct_sum = float(matrix[special].sum()), float(matrix[punct].sum())
-    ranked = pairs.reindex(pairs["contribution"].sort_values(ascending=False).index)
     words_a, groups_a = _words_frame(0, texts[0], tokens[: n], a.tokens, a.offsets, cosine)
     words_b, groups_b = _words_frame(1, texts[1], tokens[n:].reset_index(drop=True), b.tokens, b.offsets, cosine)
     top = _top_word_pairs(groups_a @ matrix @ groups_b.T, words_a, words_b)
-    if len(pairs) > MAX_PAIR_ROWS:
-        warnings.append(f"The pairs table holds the {MAX_PAIR_ROWS:,} largest of {len(pairs):,} pair "
-                        "contributions (by size); the tokens table holds every token's total.")
-        ranked = ranked.reindex(ranked["contribution"].abs().sort_values(ascending=False).index).head(MAX_PAIR_ROWS)
-    pairs_table = ranked.reset_index(drop=True)
-    charts = [Chart("pairs", _heatmap(matrix, a.tokens, b.tokens, cosine, lm, pooling, where)),
-              Chart("tokens", why_charts.token_bars(tokens, title="Each token's share (row / column sums)"))]
-    named = ", ".join(f"{code(wa, 30)} ↔ {code(wb, 30)} ({value:.4f})" for wa, wb, value in top)
-    top_share = sum(value for _, _, value in top) / cosine if cosine else 0.0
-    text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) is exactly the "
-            f"sum of {n} x {m} token-pair contributions (t_i · u_j / (n m |ā| |ū|))"
-            f"{SBERT_NOTE if pooling is Pooling.SBERT else ''}. "
-            f"{_named_pairs(named, top_share, cosine)} "
-            f"Special tokens account for {_part(special_sum, cosine)} and punctuation for "
-            f"{_part(punct_sum, cosine)}.")
-    settings |= {"method": "exact token-pair decomposition", "cosine": round(cosine, 6)}
-    words = pd.concat([words_a, words_b], ignore_index=True)
-    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("pairs", pairs_table), Table("words", words)]
-    return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
+    return WhyExact(lm.name, (texts[0], texts[1]), pooling, layer, lm.num_layers, cosine, tuple(a.tokens),
+                    tuple(b.tokens), matrix, rows, cols, tokens, pairs, pd.concat([words_a, words_b], ignore_index=True),
+                    tuple(top), float(matrix[special].sum()), float(matrix[punct].sum()), warnings)
 
 
 def _top_word_pairs(matrix: np.ndarray, words_a: pd.DataFrame, words_b: pd.DataFrame) -> list[tuple[str, str, float]]:
@@ -198,42 +184,9 @@ def _top_word_pairs(matrix: np.ndarray, words_a: pd.DataFrame, words_b: pd.DataF
             for i, j in (np.unravel_index(k, matrix.shape) for k in order)]
 
 
-def _named_pairs(named: str, share: float, cosine: float) -> str:
-    if not named:
-        return "Every pair has a special token in it: a text holds nothing but special tokens."
-    return f"The word pairs that carry most: {named}{f'; together {share:.0%} of it' if cosine > 0 else ''}."
-
-
-def _part(value: float, total: float) -> str:
-    return f"{value:+.4f} ({value / total:.0%} of it)" if total > 0 else f"{value:+.4f}"
-
-
-def _heatmap(matrix: np.ndarray, a_tokens: list[str], b_tokens: list[str], cosine: float, lm: LoadedModel,
-             pooling: Pooling, where: str):
-    """The heatmap of the pairs; long texts keep the tokens with the largest shares, in order."""
-    rows, cols = shares(matrix)
-    keep_a = sorted(np.argsort(-np.abs(rows))[:MAX_HEAT_TOKENS].tolist())
-    keep_b = sorted(np.argsort(-np.abs(cols))[:MAX_HEAT_TOKENS].tolist())
-    la = [f"{i} {a_tokens[i]}" for i in keep_a]
-    lb = [f"{j} {b_tokens[j]}" for j in keep_b]
-    sub = matrix[np.ix_(keep_a, keep_b)]
-    frame = pd.DataFrame({"a token": np.repeat(la, len(lb)), "b token": np.tile(lb, len(la)),
-                          "contribution": sub.ravel(), "share": sub.ravel() / cosine if cosine else 0.0})
-    cut = "" if len(keep_a) == len(a_tokens) and len(keep_b) == len(b_tokens) else \
-        f" (the {MAX_HEAT_TOKENS} tokens with the largest shares per text)"
-    title = f"Token pairs adding up to cosine {cosine:.4f} ({pooling.value}, {where}, {lm.name}){cut}"
-    return why_charts.pair_heatmap(frame, a_order=la, b_order=lb, title=title)
-
-
-def _steps(check: pd.DataFrame) -> str:
-    """How many integration points were used (doubled from 32 until completeness held)."""
-    used = sorted(set(int(s) for s in check["steps"]))
-    return f"{' and '.join(map(str, used))} steps"
-
-
 def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, pooling: Pooling, layer: int,
-               cosine: float, where: str, warnings: list[str], settings: dict) -> Result:
-    frames, word_frames, checks, parts = [], [], [], []
+               cosine: float, warnings: list[str]) -> WhyGradients:
+    frames, word_frames, checks, top = [], [], [], []
     for i, text in enumerate(texts):
         tokens, found = similarity_attribution(lm, text, vectors[1 - i], pooling, layer)
         ids = lm.tokenizer.convert_tokens_to_ids(tokens)
@@ -247,21 +200,7 @@ def _gradients(lm: LoadedModel, texts: Sequence[str], vectors: torch.Tensor, poo
                        "score - baseline": found.value - found.baseline_value, "gap": found.gap,
                        "relative gap": found.relative_gap, "steps": found.steps})
         best = words[words["kind"] != "special"].sort_values("contribution", ascending=False).head(NAMED_PAIRS)
-        named = ", ".join(f"{code(r.word, 30)} ({r.contribution:+.4f})" for r in best.itertuples())
-        parts.append(f"text {i + 1} most from {named}" if named else f"text {i + 1} has no word token")
-    tokens = pd.concat(frames, ignore_index=True)
-    check = pd.DataFrame(checks)
-    worst = float(check["relative gap"].max())
-    punct = float(tokens.loc[tokens["kind"] == "punctuation", "contribution"].sum())
-    text = (f"Cosine similarity **{cosine:.4f}** ({pooling.value} pooling, {where}, {md(lm.name)}) has no exact "
-            f"split over tokens, so integrated gradients ({_steps(check)}; baseline: {BASELINE}) show how much "
-            f"each token raises the similarity to the other text over the blanked-out text: {'; '.join(parts)}. "
-            f"Punctuation adds {punct:+.4f}; special tokens are kept in the baseline, so they get 0. "
-            f"Completeness: the attributions add up to the score minus the baseline score within "
-            f"{worst:.1%} (table `completeness`).")
-    settings |= {"method": "integrated gradients", "steps": int(check["steps"].max()), "tolerance": IG_TOLERANCE,
-                 "baseline": BASELINE, "cosine": round(cosine, 6)}
-    charts = [Chart("tokens", why_charts.token_bars(tokens, title="Integrated gradients per token"))]
-    tables = [Table("tokens", tokens.drop(columns=["label"])), Table("words", pd.concat(word_frames, ignore_index=True)),
-              Table("completeness", check)]
-    return Result("why", text, tables, charts, warnings, lm.name, settings=settings)
+        top.append(tuple((r.word, float(r.contribution)) for r in best.itertuples()))
+    return WhyGradients(lm.name, (texts[0], texts[1]), pooling, layer, lm.num_layers, cosine,
+                        pd.concat(frames, ignore_index=True), pd.concat(word_frames, ignore_index=True),
+                        pd.DataFrame(checks), tuple(top), BASELINE, IG_TOLERANCE, warnings)

@@ -11,56 +11,24 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import pandas as pd
 import torch
 
-from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
-from tools.core.text import code, md
+from tools.core.results import Result
+from tools.core.text import code
 from tools.core.timing import timed
 from tools.encoding.encode import Encoded, encode
 from tools.models.hub import LoadedModel, as_model
+from tools.similarity import replies
+from tools.similarity.facts import Occurrence, Strategy, WordInContext
 
 #: At most this many occurrences are compared (their pairs grow quadratically).
 MAX_OCCURRENCES = 60
 #: A "word" longer than this many whitespace-separated words is taken for a sentence by mistake.
 MAX_WORD_PARTS = 4
-#: The heatmap and pair series stay readable up to this many pairs.
-MAX_PAIR_SERIES = 6
-
-
-class Strategy(str, Enum):
-    """How one token vector is made from the hidden states (index 0 = embedding output)."""
-
-    FIRST = "first"
-    LAST = "last"
-    SUM_ALL = "sum-all"
-    SUM_LAST4 = "sum-last4"
-    CONCAT_LAST4 = "concat-last4"
-    MEAN_LAST4 = "mean-last4"
-
-    @property
-    def needs_four_layers(self) -> bool:
-        return self.value.endswith("last4")
-
-    @property
-    def description(self) -> str:
-        return DESCRIPTIONS[self]
-
-
-DESCRIPTIONS: dict[Strategy, str] = {
-    Strategy.FIRST: "the first encoder layer's output",
-    Strategy.LAST: "the last layer's output",
-    Strategy.SUM_ALL: "the sum of every hidden state, the embedding output included",
-    Strategy.SUM_LAST4: "the sum of the last four layers",
-    Strategy.CONCAT_LAST4: "the last four layers side by side (4 x hidden size)",
-    Strategy.MEAN_LAST4: "the mean of the last four layers",
-}
 
 #: hidden states (L+1, n, D) -> token vectors (n, D or 4D).
 STRATEGIES: dict[Strategy, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -97,24 +65,6 @@ def parse_strategies(lm: LoadedModel, value: str) -> tuple[list[Strategy], list[
 
 
 # --- finding occurrences ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Occurrence:
-    """One place a word occurs: sentence, matched characters and the tokens covering them."""
-
-    sentence: int  # 0-based index into the sentences
-    start: int
-    end: int
-    surface: str  # the text as written ("Bank")
-    positions: tuple[int, ...]  # token positions in the encoding
-    pieces: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        """``s2:Bank@5`` (sentence 2, token 5), or ``s1:Embeddings@3-6`` for several pieces."""
-        span = str(self.positions[0]) if len(self.positions) == 1 else f"{self.positions[0]}-{self.positions[-1]}"
-        return f"s{self.sentence + 1}:{self.surface}@{span}"
-
 
 def check_word(word: str) -> str:
     """The word, stripped, or a :class:`UserError` when it cannot be looked for."""
@@ -242,6 +192,38 @@ def cosines(rows: torch.Tensor, other: torch.Tensor) -> np.ndarray:
 
 # --- the command -------------------------------------------------------------------------
 
+def word_in_context(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    strategy: str = "all",
+    seed: int = 0,
+) -> WordInContext:
+    """The word's occurrences and their cosines under each strategy, with the baselines (see :func:`word`)."""
+    lm = as_model(model)
+    if len(texts) < 2:
+        raise UserError("`word` needs the word and at least one sentence: `word bank | I sat by the river bank.`.")
+    target = check_word(texts[0])
+    sentences = list(texts[1:])
+    strategies, warnings = parse_strategies(lm, strategy)
+    occs, encs, found_notes = locate(lm, target, sentences)
+    warnings.extend(found_notes)
+    labels = [o.label for o in occs]
+    rng = np.random.default_rng(seed)
+    random_token = _random_token(encs, occs, rng)
+    pair_rows, summary_rows, cosine = [], [], {}
+    for strat in strategies:
+        vecs = torch.stack([occurrence_vector(encs[o.sentence], o, strat) for o in occs])
+        cosine[strat] = cosines(vecs, vecs)
+        for i, j in itertools.combinations(range(len(occs)), 2):
+            pair_rows.append({"strategy": strat.value, "a": labels[i], "b": labels[j],
+                              "same sentence": occs[i].sentence == occs[j].sentence,
+                              "cosine": float(cosine[strat][i, j])})
+        summary_rows.append(_summary(strat, occs, encs, vecs, cosine[strat], random_token))
+    piece = encs[random_token[0]].tokens[random_token[1]] if random_token else None
+    return WordInContext(lm.name, target, tuple(sentences), tuple(strategies), tuple(occs), cosine,
+                         pd.DataFrame(pair_rows), pd.DataFrame(summary_rows), seed, random_token, piece, warnings)
+
+
 @timed("word")
 def word(
     model: LoadedModel | str | None,
@@ -263,43 +245,7 @@ def word(
         and token position), baselines (the word against the other tokens of its
         sentence, and against one random token), a heatmap or bars per strategy.
     """
-    lm = as_model(model)
-    if len(texts) < 2:
-        raise UserError("`word` needs the word and at least one sentence: `word bank | I sat by the river bank.`.")
-    target = check_word(texts[0])
-    sentences = list(texts[1:])
-    strategies, warnings = parse_strategies(lm, strategy)
-    occs, encs, found_notes = locate(lm, target, sentences)
-    warnings.extend(found_notes)
-    labels = [o.label for o in occs]
-    rng = np.random.default_rng(seed)
-    random_token = _random_token(encs, occs, rng)
-    pair_rows, summary_rows, cosine = [], [], {}
-    for strat in strategies:
-        vecs = torch.stack([occurrence_vector(encs[o.sentence], o, strat) for o in occs])
-        cosine[strat] = cosines(vecs, vecs)
-        for i, j in itertools.combinations(range(len(occs)), 2):
-            pair_rows.append({"strategy": strat.value, "a": labels[i], "b": labels[j],
-                              "same sentence": occs[i].sentence == occs[j].sentence,
-                              "cosine": float(cosine[strat][i, j])})
-        summary_rows.append(_summary(strat, occs, encs, vecs, cosine[strat], random_token))
-    occ_frame = pd.DataFrame([{
-        "occurrence": o.label, "sentence": o.sentence + 1, "text": o.surface,
-        "characters": f"{o.start}-{o.end}", "token positions": ", ".join(map(str, o.positions)),
-        "pieces": " ".join(o.pieces), "sentence text": sentences[o.sentence],
-    } for o in occs])
-    pairs = pd.DataFrame(pair_rows)
-    summary = pd.DataFrame(summary_rows)
-    tables = [Table("strategies", summary), Table("pairs", pairs), Table("occurrences", occ_frame)]
-    if random_token is not None:
-        s, pos = random_token
-        tables.append(Table("random token", pd.DataFrame([{
-            "seed": seed, "sentence": s + 1, "position": pos, "token": encs[s].tokens[pos]}])))
-    chart = _chart(strategies, occs, labels, cosine, pairs, summary)
-    text = _summary_text(lm, target, strategies, occs, sentences, summary, pairs, random_token, encs, seed)
-    settings = {"word": target, "strategy": "all" if len(strategies) > 1 else strategies[0].value, "seed": seed,
-                "random token": encs[random_token[0]].tokens[random_token[1]] if random_token else None}
-    return Result("word", text, tables, [chart], warnings, lm.name, settings=settings)
+    return replies.word(word_in_context(model, texts, strategy, seed))
 
 
 def _random_token(encs: list[Encoded], occs: list[Occurrence], rng: np.random.Generator) -> tuple[int, int] | None:
@@ -340,57 +286,3 @@ def _summary(strat: Strategy, occs: list[Occurrence], encs: list[Encoded], vecs:
         "context baseline": float(np.mean(context)) if context else float("nan"),
         "random-token baseline": random_cos,
     }
-
-
-def _chart(strategies, occs, labels, cosine, pairs: pd.DataFrame, summary: pd.DataFrame):
-    if len(strategies) == 1:
-        strat = strategies[0]
-        shown = labels[: int(charts.MAX_ROWS ** 0.5)]
-        n = len(shown)
-        frame = pd.DataFrame([{"a": shown[i], "b": shown[j], "cosine": float(cosine[strat][i, j])}
-                              for i in range(n) for j in range(n)])
-        lo = min(0.0, float(frame["cosine"].min()))
-        title = f"Cosine between occurrences ({strat.value})"
-        if n < len(labels):
-            title += f", first {n} of {len(labels)}"
-        return Chart("occurrences", charts.heatmap(frame, "b", "a", "cosine", title=title,
-                                                   x_order=shown, y_order=shown, domain=(lo, 1.0)))
-    order = [s.value for s in strategies]
-    n_pairs = len(pairs) // len(strategies)
-    if n_pairs <= MAX_PAIR_SERIES:
-        series = pairs.assign(series=pairs["a"] + " vs " + pairs["b"])[["strategy", "series", "cosine"]]
-    else:
-        series = summary.melt(id_vars="strategy", value_vars=["same-sentence mean", "cross-sentence mean"],
-                              var_name="series", value_name="cosine").dropna()
-    baselines = summary.melt(id_vars="strategy", value_vars=["context baseline", "random-token baseline"],
-                             var_name="series", value_name="cosine").dropna()
-    frame = pd.concat([series, baselines], ignore_index=True)
-    lo = min(0.0, float(frame["cosine"].min()))
-    chart = charts.grouped_bars(frame, "strategy", "cosine", "series", title="Cosine by layer strategy",
-                                domain=(lo, 1.0), order=order)
-    return Chart("strategies", chart)
-
-
-def _summary_text(lm, target, strategies, occs, sentences, summary, pairs, random_token, encs, seed) -> str:
-    n_sent = len({o.sentence for o in occs})
-    head = (f"**{md(target)}** occurs {len(occs)} times in {n_sent} of {len(sentences)} "
-            f"sentence{'s' if len(sentences) > 1 else ''} ({lm.name}; each occurrence is the mean of its "
-            "word pieces).")
-    if random_token is not None:
-        s, p = random_token
-        rand = f"the random token is {code(encs[s].tokens[p], 30)} (sentence {s + 1}, position {p}, seed {seed})"
-    else:
-        rand = "there is no other token to draw a random baseline from"
-    if len(strategies) == 1:
-        row = summary.iloc[0]
-        strat = strategies[0]
-        body = (f"Strategy **{strat.value}** ({strat.description}): mean cosine between occurrences "
-                f"**{row['mean cosine']:.4f}**"
-                + (f" (from {row['min cosine']:.4f} to {row['max cosine']:.4f})" if len(occs) > 2 else "")
-                + f"; baselines: the other tokens of its sentences {row['context baseline']:.4f}, "
-                f"a random token {row['random-token baseline']:.4f}.")
-    else:
-        parts = ", ".join(f"{r['strategy']} {r['mean cosine']:.4f}" for _, r in summary.iterrows())
-        body = (f"Mean cosine between occurrences by layer strategy: {parts}. The baselines (the word against "
-                "the other tokens of its sentences, and against a random token) are in the `strategies` table.")
-    return f"{head} {body} For the baselines, {rand}."

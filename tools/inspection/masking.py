@@ -17,12 +17,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Chart, Result, Table
-from tools.core.text import code, md
+from tools.core.results import Result
+from tools.core.text import code
 from tools.core.timing import timed
 from tools.encoding.threads import threads_for
+from tools.inspection import replies
+from tools.inspection.facts import Fills
 from tools.models.gpu import gpu
 from tools.models.hub import LoadedModel, ModelHub, default_hub, model_by_key
 from tools.models.mlm_head import MaskedLMHead, masked_lm_head
@@ -232,6 +233,56 @@ def _special_mask(tok, vocab: int) -> torch.Tensor:
     return special
 
 
+def filling(
+    model: LoadedModel | str | None,
+    texts: Sequence[str],
+    top: int = 5,
+    mlm_model: LoadedModel | str | None = None,
+    fallback: str | None = None,
+    hub: ModelHub | None = None,
+) -> Fills:
+    """The top candidates per mask, the greedy joint filling and the masks' attention (see :func:`mask`)."""
+    if len(texts) != 1:
+        raise UserError(f"`mask` takes one text with `[MASK]` in it; got {len(texts)} texts.")
+    text = texts[0]
+    hub = hub or default_hub()
+    conversation = model if isinstance(model, LoadedModel) else hub.get(model)
+    n_masks = check_request(text, top, conversation.tokenizer.mask_token)
+    lm, head, fallback_note = choose_model(conversation, mlm_model, fallback or hub.settings.mlm_model, hub)
+    tok = lm.tokenizer
+    prep = prepare(lm, text)
+    warnings = [fallback_note] if fallback_note else []
+    if not prep.positions:
+        where = "the mask lies" if n_masks == 1 else f"all {n_masks} masks lie"
+        raise UserError(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
+                        f"{lm.max_tokens}, so {where} past the cut; shorten the text or move the mask earlier.")
+    if prep.lost:
+        warnings.append(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
+                        f"{lm.max_tokens}: the last {prep.lost} of {n_masks} masks lie past the cut and "
+                        "were not filled.")
+    elif prep.full_tokens > lm.max_tokens:
+        warnings.append(f"The text is {prep.full_tokens} tokens long; {lm.name} read only the first "
+                        f"{lm.max_tokens}, which hold every mask.")
+    probs, attn = forward(lm, prep.input_ids, prep.positions, attentions=True)
+    special = _special_mask(tok, probs.shape[-1])
+    marked = _uses_word_start_marks(tok)
+    candidates = []
+    for m, pos in enumerate(prep.positions):
+        ids, values = _candidates(probs[m], special, top)
+        rows = []
+        for rank, (tid, p) in enumerate(zip(ids, values), start=1):
+            shown, word, piece = _fill(tok, tid, marked)
+            rows.append({"rank": rank, "token": shown, "probability": p,
+                         "sentence": complete(prep.segments, prep.typed, {m: (word, piece)}),
+                         "word piece": piece, "id": tid})
+        candidates.append(pd.DataFrame(rows))
+    joint, sentence, joint_p = None, "", 1.0
+    if len(prep.positions) > 1:
+        joint, sentence, joint_p = _greedy(lm, head, prep, probs, special, marked)
+    return Fills(lm.name, conversation.name, bool(fallback_note), tok.mask_token, tuple(prep.typed), top,
+                 tuple(candidates), joint, sentence, joint_p, _attention_table(tok, prep, attn), warnings)
+
+
 @timed("mask")
 def mask(
     model: LoadedModel | str | None,
@@ -260,69 +311,7 @@ def mask(
         with several masks a greedy left-to-right joint filling, the tokens each
         mask attends to most in the last layer (heads averaged), and a bar chart.
     """
-    if len(texts) != 1:
-        raise UserError(f"`mask` takes one text with `[MASK]` in it; got {len(texts)} texts.")
-    text = texts[0]
-    hub = hub or default_hub()
-    conversation = model if isinstance(model, LoadedModel) else hub.get(model)
-    n_masks = check_request(text, top, conversation.tokenizer.mask_token)
-    lm, head, fallback_note = choose_model(conversation, mlm_model, fallback or hub.settings.mlm_model, hub)
-    tok = lm.tokenizer
-    prep = prepare(lm, text)
-    warnings = [fallback_note] if fallback_note else []
-    if not prep.positions:
-        where = "the mask lies" if n_masks == 1 else f"all {n_masks} masks lie"
-        raise UserError(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
-                        f"{lm.max_tokens}, so {where} past the cut; shorten the text or move the mask earlier.")
-    if prep.lost:
-        warnings.append(f"The text is {prep.full_tokens} tokens long and {lm.name} reads at most "
-                        f"{lm.max_tokens}: the last {prep.lost} of {n_masks} masks lie past the cut and "
-                        "were not filled.")
-    elif prep.full_tokens > lm.max_tokens:
-        warnings.append(f"The text is {prep.full_tokens} tokens long; {lm.name} read only the first "
-                        f"{lm.max_tokens}, which hold every mask.")
-    probs, attn = forward(lm, prep.input_ids, prep.positions, attentions=True)
-    special = _special_mask(tok, probs.shape[-1])
-    marked = _uses_word_start_marks(tok)
-    n = len(prep.positions)
-    tables, chart_rows = [], []
-    for m, pos in enumerate(prep.positions):
-        ids, values = _candidates(probs[m], special, top)
-        rows = []
-        for rank, (tid, p) in enumerate(zip(ids, values), start=1):
-            shown, word, piece = _fill(tok, tid, marked)
-            rows.append({"rank": rank, "token": shown, "probability": p,
-                         "sentence": complete(prep.segments, prep.typed, {m: (word, piece)}),
-                         "word piece": piece, "id": tid})
-            chart_rows.append({"mask": f"mask {m + 1}", "rank": rank, "token": shown, "probability": p,
-                               "candidate": f"{'mask ' + str(m + 1) + ' · ' if n > 1 else ''}{rank}. {shown}"})
-        tables.append(Table(f"mask {m + 1}", pd.DataFrame(rows)))
-    joint_text = ""
-    if n > 1:
-        joint, sentence, joint_p = _greedy(lm, head, prep, probs, special, marked)
-        tables.append(Table("joint filling", joint))
-        joint_text = (f"\n\nBest joint filling (greedy, left to right: each mask takes its top token given "
-                      f"the ones already filled): **{md(sentence)}** (joint probability {joint_p:.3g}).")
-    tables.append(Table("attention", _attention_table(tok, prep, attn)))
-    frame = pd.DataFrame(chart_rows)
-    chart = charts.bars(frame, "candidate", "probability", sort=None, color="mask" if n > 1 else None,
-                        tooltip=["mask", "rank", "token"],
-                        title=f"Top {top} fills per mask ({lm.name})" if n > 1 else f"Top {top} fills ({lm.name})")
-    translated = sorted({t for t in prep.typed if t != tok.mask_token})
-    note = (f" {', '.join(code(t, 20) for t in translated)} was read as {md(lm.name)}'s mask token "
-            f"{code(tok.mask_token, 20)}." if translated else "")
-    best = "; ".join(
-        f"mask {m + 1}: " + ", ".join(
-            f"{'**' + md(r.token) + '**' if r.rank == 1 else md(r.token)} {r.probability:.3f}"
-            for r in t.frame.head(min(top, 5)).itertuples())
-        for m, t in enumerate(tables[:n]))
-    text_out = (f"Top {top} fill{'s' if top > 1 else ''} for {n} mask{'s' if n > 1 else ''} from **{md(lm.name)}**"
-                f"{' (fallback: ' + md(conversation.name) + ' has no masked-LM head)' if fallback_note else ''}, "
-                f"{'each mask on its own, ' if n > 1 else ''}special tokens left out.{note} {best}.{joint_text}")
-    settings = {"top": top, "masks": n, "mlm_model": lm.name, "conversation_model": conversation.name,
-                "fallback": bool(fallback_note), "mask_token": tok.mask_token, "joint": "greedy left to right"
-                if n > 1 else ""}
-    return Result("mask", text_out, tables, [Chart("probabilities", chart)], warnings, lm.name, settings=settings)
+    return replies.mask(filling(model, texts, top, mlm_model, fallback, hub))
 
 
 def _greedy(lm, head, prep: Prepared, first_probs, special, marked):
