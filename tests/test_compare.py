@@ -121,3 +121,18 @@ def test_sbert_at_a_chosen_layer_says_it_reads_the_last_layer_in_every_command_t
     sentences = run(f"project {texts} --level sentences --pool sbert --layer 2").result
     assert "last layer" in sentences.text and "layer 2" not in sentences.text
 
+
+
+def test_the_facts_are_the_numbers_the_reply_prints(lm):
+    """A notebook can take the facts (numpy matrices, no prose) and get exactly what the reply shows."""
+    texts = ["A cat sat on the mat.", "A kitten sat on the rug.", "The stock market fell."]
+    facts = similarity.comparison(lm, texts, pool="all")
+    assert facts.texts == tuple(texts) and facts.layer == facts.num_layers == lm.num_layers
+    reply = similarity.compare(lm, texts, pool="all")
+    for pooling in facts.poolings:
+        matrix = facts.cosines[pooling]
+        assert isinstance(matrix, np.ndarray) and matrix.shape == (3, 3)
+        shown = reply.table(f"similarity ({pooling.value})").drop(columns="text").to_numpy(dtype=float)
+        np.testing.assert_allclose(shown, matrix, atol=5e-7)  # the table is rounded to 6 decimals
+    two = similarity.comparison(lm, texts[:2])
+    assert f"**{two.cosines[two.poolings[0]][0, 1]:.4f}**" in similarity.compare(lm, texts[:2]).text
