@@ -95,3 +95,24 @@ def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_s
     again = encode(tiny, TEXTS)  # and every pass after it
     for ours, theirs in zip([*few, *bulk[-2:], *again], [*torch_states, *torch_states, *torch_states]):
         torch.testing.assert_close(ours.hidden_states, theirs.hidden_states, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["torch", "onnx", "onnx-int8"])
+def test_a_pass_for_sentence_vectors_returns_the_last_layer_alone_and_the_same_numbers(tiny, kind):
+    """``last_only`` (every pooling of the last layer) asks each backend for the last hidden state alone:
+    one layer back instead of L+1, equal to the last of a full pass in the same backend."""
+    if kind == "onnx-int8":
+        tiny = quantize(tiny)
+    elif kind == "onnx":
+        tiny.state.backend = OnnxBackend.lazy(tiny, min_rows=1)
+    backend = tiny.state.backend
+    assert backend.name == kind
+    batch = tiny.tokenizer(TEXTS, padding=True, return_tensors="pt")
+    feed = {k: v.long() for k, v in batch.items()}
+    every, _ = backend.run(tiny, feed, attentions=False, threads=1)
+    last, _ = backend.run(tiny, feed, attentions=False, threads=1, last_only=True)
+    assert every.shape[0] == 3 and last.shape == (1, *every.shape[1:])
+    torch.testing.assert_close(last[0], every[-1], rtol=1e-6, atol=1e-6)
+    tiny.state.encoding_cache.clear()
+    pooled = encode(tiny, TEXTS, last_only=True)
+    assert all(e.hidden_states.shape[0] == 1 for e in pooled)

@@ -50,7 +50,7 @@ def forward_batch(key: str, input_ids: np.ndarray, attention_mask: np.ndarray,
         feed["token_type_ids"] = torch.from_numpy(token_type_ids)
     chooser = lm.state.threads if lm.device.type == "cpu" else None
     with threads_for(int(input_ids.size), chooser) as threads:
-        hidden, attn = lm.state.backend.run(lm, feed, attentions, threads.wanted)
+        hidden, attn = lm.state.backend.run(lm, feed, attentions, threads.wanted, last_only)
         lengths = attention_mask.sum(axis=1).tolist()
         if last_only:
             hidden = hidden[-1:]

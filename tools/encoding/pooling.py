@@ -105,22 +105,25 @@ def _sbert(states: torch.Tensor, mode: str) -> torch.Tensor:
 
 
 def sentence_vectors(
-    lm: LoadedModel, texts: Sequence[str], pooling: Pooling, layer: int | None = None
+    lm: LoadedModel, texts: Sequence[str], pooling: Pooling, layer: int | None = None, all_layers: bool = False
 ) -> tuple[torch.Tensor, list[Encoded]]:
     """Pooled vectors (N, hidden) for ``texts`` and the encodings they came from.
 
     ``sbert`` pooling reads at most the model's sentence length (as
     sentence-transformers does), so texts longer than that are encoded again at
-    that length; other poolings use the model's full limit.
+    that length; other poolings use the model's full limit. Vectors pooled from the
+    last layer come from encodings that keep only that layer (a seventh of the copies
+    and of the cache for a 6-layer model) unless ``all_layers`` asks for every hidden state.
     """
-    encs = encode(lm, texts)
+    last = not all_layers and (pooling is Pooling.SBERT or layer is None or layer == lm.num_layers)
+    encs = encode(lm, texts, last_only=last)
     use, use_layer = encs, layer
     if pooling is Pooling.SBERT:
         recipe = lm.sentence_config()
         cap = recipe["max_seq_length"] if recipe else lm.max_tokens
         long = [e.text for e in encs if len(e.tokens) > cap]
         if long:
-            short = dict(zip(long, encode(lm, long, max_length=cap)))
+            short = dict(zip(long, encode(lm, long, max_length=cap, last_only=True)))
             use = [short.get(e.text, e) if len(e.tokens) > cap else e for e in encs]
         use_layer = None
     with threads_for(0):  # many tiny tensor operations: one thread (two wait on each other on a busy machine)

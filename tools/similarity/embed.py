@@ -31,7 +31,7 @@ def embedding(
         raise UserError("`embed` needs a text: `embed BERT provides contextual embeddings.`.")
     layer_index = check_layer(lm, layer)
     pooling = usable_pooling(lm, pool)
-    sentences, encs = sentence_vectors(lm, texts, pooling, layer_index)
+    sentences, encs = sentence_vectors(lm, texts, pooling, layer_index, all_layers=True)  # every norm
     sentences = sentences.float()
     warnings = truncation_warnings(lm, encs)
     warnings += sbert_layer_warnings(lm, [pooling], layer_index)

@@ -36,7 +36,7 @@ class Backend(Protocol):
     name: str
 
     def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
-            threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+            threads: int, last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Every hidden state (L+1, B, T, D) and, if asked, attentions (B, L, H, T, T), float32 on CPU.
 
         Args:
@@ -46,5 +46,7 @@ class Backend(Protocol):
             attentions: whether attention weights are wanted.
             threads: the torch thread count already set for this pass (a backend
                 with its own thread pool sizes it to match).
+            last_only: only the last hidden state is wanted (sentence vectors): return it alone,
+                (1, B, T, D), and skip copying the others (ignored when ``attentions``).
         """
         ...

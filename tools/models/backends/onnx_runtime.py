@@ -28,6 +28,8 @@ from tools.models.backends.torch_fp32 import TorchBackend
 log = logging.getLogger(__name__)
 #: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: Every hidden state (L+1, batch, tokens, hidden), and the last alone (a pass that pools it asks only for it).
+ONNX_OUTPUTS = ("hidden_states", "last_hidden_state")
 
 
 class OnnxBackend:
@@ -83,15 +85,17 @@ class OnnxBackend:
         return self.path is not None
 
     def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
-            threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+            threads: int, last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
         """See :class:`tools.models.backends.Backend`."""
         if attentions or lm.device.type != "cpu" or not self._ready(int(feed["input_ids"].shape[0])):
-            return self.fallback.run(lm, feed, attentions, threads)
+            return self.fallback.run(lm, feed, attentions, threads, last_only)
         # ONNX Runtime's own pool on every core: on STS-B test (2 cores, load 1.2-2) a 2-thread session took
         # 5.5 s where the torch thread chooser's 1-or-2 mix took 7.7-10.4 s. Passes never overlap: the
         # caller holds the process-wide pass lock.
         session = self.session(max(threads, max_threads()))
         inputs = {i.name: feed[i.name].numpy() for i in session.get_inputs()}
+        if last_only:  # ONNX Runtime then runs only the nodes that output needs: no stacking of every layer
+            return torch.from_numpy(session.run(["last_hidden_state"], inputs)[0])[None], None
         return torch.from_numpy(session.run(["hidden_states"], inputs)[0]), None
 
 
@@ -112,7 +116,7 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
     except ImportError:
         return None
     folder = Path(lm.source.location)
-    stamp = [lm.source.location, torch.__version__, onnxruntime.__version__]
+    stamp = [lm.source.location, torch.__version__, onnxruntime.__version__, ",".join(ONNX_OUTPUTS)]
     if folder.is_dir():
         stamp += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir())
                   if f.is_file()]
@@ -160,15 +164,16 @@ def _export(lm: Any, names: list[str], path: Path) -> None:
             super().__init__()
             self.encoder = encoder
 
-        def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             out = self.encoder(**dict(zip(names, inputs)), output_hidden_states=True)
-            return torch.stack(out.hidden_states, dim=0)
+            return torch.stack(out.hidden_states, dim=0), out.last_hidden_state
 
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102], [101, 2023, 102, 0, 0, 0]])
     ids = ids.clamp(max=int(lm.config.vocab_size) - 1)
     sample = {"input_ids": ids, "attention_mask": (ids != 0).long(), "token_type_ids": torch.zeros_like(ids)}
     axes = {n: {0: "batch", 1: "tokens"} for n in names}
     axes["hidden_states"] = {1: "batch", 2: "tokens"}
+    axes["last_hidden_state"] = {0: "batch", 1: "tokens"}
     before = getattr(encoder.config, "_attn_implementation", None)
     try:
         if before not in (None, "sdpa"):
@@ -179,7 +184,7 @@ def _export(lm: Any, names: list[str], path: Path) -> None:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
             torch.onnx.export(HiddenStates().eval(), tuple(sample[n] for n in names), str(path), dynamo=False,
-                              opset_version=17, input_names=names, output_names=["hidden_states"],
+                              opset_version=17, input_names=names, output_names=list(ONNX_OUTPUTS),
                               dynamic_axes=axes)
     finally:
         if before is not None and getattr(encoder.config, "_attn_implementation", None) != before:

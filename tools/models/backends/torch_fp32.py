@@ -19,12 +19,14 @@ class TorchBackend:
         self.name = name
 
     def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
-            threads: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+            threads: int, last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
         """See :class:`tools.models.backends.Backend`."""
         batch = {k: v.to(lm.device) for k, v in feed.items()}
+        last_only = last_only and not attentions
         with torch.inference_mode(), _attention_kind(lm.encoder, attentions):
-            out = lm.encoder(**batch, output_hidden_states=True, output_attentions=attentions)
-            hidden = torch.stack(out.hidden_states, dim=0).float().cpu()  # (L+1, B, T, D)
+            out = lm.encoder(**batch, output_hidden_states=not last_only, output_attentions=attentions)
+            states = (out.last_hidden_state,) if last_only else out.hidden_states
+            hidden = torch.stack(states, dim=0).float().cpu()  # (L+1, B, T, D), or (1, B, T, D)
             attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
         return hidden, attn
 
