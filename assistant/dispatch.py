@@ -26,7 +26,7 @@ from assistant.commands.spec import Context, Session
 from assistant.commands.table import TABLE
 from assistant.parsing import parse
 from assistant.store import chart_frames
-from assistant.understanding import another_model, is_question, understand
+from assistant.understanding import Understanding, another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
 from tools.core.config import Settings
@@ -94,7 +94,9 @@ def execute(
             sentence = _as_sentence(line, work, hub, settings) if not routed else None
             if sentence is None:
                 raise
-            ran, routed, inv = sentence, True, parse(sentence, TABLE, settings)
+            if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
+                return Reply(line, error=sentence.message, suggestions=sentence.suggestions, routed=True)
+            ran, routed, inv = sentence.line, True, parse(sentence.line, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
@@ -121,22 +123,23 @@ def execute(
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
 
 
-def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> str | None:
+def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
     """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
-    command read as a question, or None."""
+    command read as a question, or None. "compare that with bert-small" is the last answer on a second
+    model (``--vs``), or, when the last command has no side-by-side form, the sentence that says so."""
     if not line.split():
         return None
     typed = TABLE.get(line.split()[0].lower())
-    other = another_model(line, session, TABLE, settings)  # "compare that with bert-small": the last answer, --vs
-    if other is not None and other.line is not None and typed is not None:
-        if typed.name == "compare" or other.line.split()[0] == typed.name:
-            return other.line
+    other = another_model(line, session, TABLE, settings)
+    if other is not None and typed is not None:
+        if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
+            return other
     if not any(mark in line for mark in "'\"“‘:") and " and " not in line:
         return None
     understood = understand(line, session, hub, TABLE, settings)
     if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
         return None
-    return understood.line
+    return understood
 
 
 def _private_copy(session: Session) -> Session:

@@ -196,6 +196,8 @@ def test_follow_ups_that_name_another_model_answer_side_by_side(run):
     run("project A cat. | A dog. | A car.", session)
     flat = run("now with minilm:int8", session)  # project has no side-by-side form: say so, offer the way
     assert not flat.ok and "side by side" in flat.error and flat.suggestions[0] == "model minilm:int8"
+    verb = run("compare that with minilm:int8", session)  # the same follow-up typed with a verb: the same answer
+    assert not verb.ok and verb.error == flat.error and verb.suggestions == flat.suggestions
 
 
 def test_a_command_written_as_a_sentence_still_runs(run):
