@@ -104,3 +104,11 @@ def test_the_page_says_how_to_use_a_chart_from_what_its_spec_declares(run):
     assert chart_hint(heatmap) == "Hover the chart for exact values."
     assert chart_hint(alt.Chart(pd.DataFrame({"a": [1]})).mark_point().encode(x="a").to_dict()) == ""
     assert "drag a box" not in run("project The cat sat. | A dog ran.").result.text  # the tool keeps to facts
+
+
+def test_a_small_number_in_a_table_is_not_shown_as_zero():
+    """selfattn's differences from the model (about 2e-7) read 0.0000 at four decimals."""
+    from assistant.render.html import number
+
+    assert number(2.37e-07) == "2.37e-07" and number(-3e-05) == "-3.00e-05"
+    assert number(0.0) == "0.0000" and number(0.80662) == "0.8066" and number(-0.5) == "-0.5000"

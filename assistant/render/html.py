@@ -69,9 +69,14 @@ def table_block(table: Table, open_rows: int, first: bool) -> str:
     return f"<div class='table-block'><p class='table-name'><b>{name}</b> ({size})</p>{head}{folded}</div>"
 
 
+def number(value: float) -> str:
+    """A table cell's float: 4 decimals, or 3 significant digits when that would show a small value as 0.0000
+    (selfattn's 2.4e-07 differences, why's tiny contributions)."""
+    return f"{value:.2e}" if value != 0 and abs(value) < 5e-4 else f"{value:.4f}"
+
+
 def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, classes="reply-table",
-                         float_format=lambda v: f"{v:.4f}")
+    return frame.to_html(index=False, escape=True, border=0, classes="reply-table", float_format=number)
 
 
 def _cut_note(frame: pd.DataFrame) -> str:
