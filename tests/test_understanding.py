@@ -200,6 +200,15 @@ def test_follow_ups_that_name_another_model_answer_side_by_side(run):
     assert not verb.ok and verb.error == flat.error and verb.suggestions == flat.suggestions
 
 
+def test_a_word_named_without_quotes_is_the_word_every_quoted_sentence_shares(run):
+    """"Is bank in '...' the same vector as in '...'?": the unquoted word both sentences contain is the target."""
+    reply = run('Is bank in "We sat on the river bank." the same vector as in "I took a bank loan."?')
+    assert reply.ok and reply.interpreted_as == "word bank | We sat on the river bank. | I took a bank loan."
+    # a word only one sentence holds is not taken for the target: the reply asks for the word instead
+    other = run('Is river in "We sat on the river bank." the same vector as in "I took a bank loan."?')
+    assert not other.ok and "word" in other.error
+
+
 def test_a_command_written_as_a_sentence_still_runs(run):
     reply = run("compare 'a cat sat' and 'a dog ran'")
     assert reply.ok and reply.interpreted_as == "compare a cat sat | a dog ran"

@@ -55,9 +55,25 @@ def texts_for(spec: CommandSpec, slots: Slots, table: Mapping[str, CommandSpec])
         sentences = [t for t in slots.sentences if t != slots.word]
         if spec.name == "word" or len(sentences) >= 2:
             return [slots.word, *sentences]
+    if spec.name in WORD_FIRST and slots.quoted and len(slots.sentences) >= 2:
+        shared = shared_word(slots.rest, slots.sentences, asking_words(spec))
+        if shared is not None:  # "is bank in 'the river bank' the same vector as in 'a bank loan'?"
+            return [shared, *slots.sentences]
     if most == 1 and not slots.quoted and slots.payload:
         return [slots.payload]  # one text: "and" inside it is part of it
     return texts if most is None else texts[:most]
+
+
+def shared_word(outside: str, sentences: list[str], asking: frozenset[str]) -> str | None:
+    """The first unquoted word that every quoted sentence contains as a word: the target the question
+    named without quotes. Asking words ("is", "the", "same") never count."""
+    for word in _PHRASING_WORD.findall(outside):
+        if word.lower() in asking or len(word) < 2:
+            continue
+        pattern = re.compile(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", re.IGNORECASE)
+        if all(pattern.search(sentence) for sentence in sentences):
+            return word
+    return None
 
 
 def build(spec: CommandSpec, texts: list[str], options: Mapping[str, str]) -> str:
