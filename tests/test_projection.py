@@ -108,6 +108,7 @@ def test_static_rows_and_contextual_vectors_share_the_vocabulary_basis(lm):
     listed = [row["listing"] for rows in spec["datasets"].values() for row in rows if "listing" in row]
     bank = [line for line in listed if line.startswith("bank ")]  # each token is drawn twice: listed as which
     assert len(bank) == 2 and len(set(bank)) == 2 and {b.rsplit(" ", 1)[-1] for b in bank} == {"static", "contextual"}
+    assert "PC1 (" in marks and "PC2 (" in marks  # the axes name the components and their explained variance
 
 
 # --- the charts --------------------------------------------------------------------------

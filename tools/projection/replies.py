@@ -161,7 +161,8 @@ def _vocab_basis(f: VocabBasisMap) -> Result:
     kinds = {"static": "static (input embedding)", "contextual": f"contextual ({where})"}
     long = f.shown.assign(kind=f.shown["kind"].map(kinds))
     chart = charts.projection_views(
-        long.assign(listing=listing(long) + "  ·  " + f.shown["kind"]), dims=dims,  # each token is listed twice axis_titles=axis_titles(f.fit), color="text",
+        long.assign(listing=listing(long) + "  ·  " + f.shown["kind"]),  # each token is listed twice: say which
+        dims=dims, axis_titles=axis_titles(f.fit), color="text",
         shape="kind", shape_domain=sorted(long["kind"].unique(), reverse=True),
         shape_range=["circle", "triangle-up"], size_range=[50, 90],
         label="token" if len(long) <= 400 else None, tooltip=["token", "text", "position", "kind"],
