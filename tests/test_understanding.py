@@ -59,16 +59,16 @@ def test_the_question_sets_are_big_enough_and_valid():
     assert not phrasings & {r["q"].lower() for r in main + held}
 
 
-@pytest.mark.parametrize("model", ["minilm", "minilm:int8"])
-def test_questions_are_routed_to_the_right_command(hub, model):
+def test_questions_are_routed_to_the_right_command(hub):
+    model = "minilm"
     verb, full, misses = accuracy(hub, model, questions("questions.jsonl"))
     held_verb, held_full, held_misses = accuracy(hub, model, questions("questions_heldout.jsonl"))
     print(f"\n{model}: question set {verb:.1%} command, {full:.1%} command+texts+options; "
           f"held-out {held_verb:.1%} command, {held_full:.1%} command+texts+options")
     print("\n".join(misses + held_misses))
-    assert verb >= 0.95, misses
-    assert full >= 0.90, misses
-    assert held_verb >= 0.70, held_misses  # a floor: the held-out set was never tuned on
+    assert verb >= 0.92, misses  # measured 95.3% (fp32 vectors, the same on AMD EPYC and Intel Xeon)
+    assert full >= 0.91, misses  # measured 94.3%
+    assert held_verb >= 0.72, held_misses  # measured 75.4%; a floor: the held-out set was never tuned on
 
 
 # --- texts and options read from words (no model) ----------------------------------------
@@ -215,12 +215,18 @@ def test_a_command_written_as_a_sentence_still_runs(run):
     assert not run("compare only one text").ok  # the parser's own sentence stays
 
 
-def test_routing_falls_back_to_the_embedded_model_without_sentence_pooling(hub):
+def test_routing_reads_full_precision_vectors_whatever_the_conversations_model(hub):
     from assistant.understanding import router
 
     lm = hub.get("minilm")
     assert router.routing_model(hub, "minilm") is lm
     assert lm.sentence_config() is not None
+    # int8 kernels round differently on different CPUs: a conversation on the int8 path routes on full precision
+    assert router.routing_model(hub, "minilm:int8") is lm
+    question = "which heads look at the previous word in 'the cat sat on the mat'?"
+    on_int8 = understand(question, Session(model="minilm:int8"), hub, TABLE, hub.settings)
+    on_fp32 = understand(question, Session(model="minilm"), hub, TABLE, hub.settings)
+    assert on_int8.line == on_fp32.line and on_int8.line.startswith("attend ")
 
 
 # --- the JSON face -----------------------------------------------------------------------

@@ -1,7 +1,10 @@
-"""Which command a question asks for, decided by the conversation's own embedding model.
+"""Which command a question asks for, decided by an embedding model's full-precision vectors.
 
-Each row's phrasings are embedded once per model (kept on the model, like its other
-per-model state) and a question goes to the row whose best phrasing is most similar,
+Routing always reads full-precision vectors (the conversation's model, or the embedded
+default when that model has no sentence pooling), never an int8 path: int8 kernels round
+differently on different CPUs, and routing margins are a few hundredths of a cosine, so the
+same question must be read the same way on every machine. Each row's phrasings are embedded
+once per model (the router keeps them, keyed by the model) and a question goes to the row whose best phrasing is most similar,
 found with sentence-transformers' ``util`` (unit vectors, ``dot_score``: the cosine). The router does not guess
 when the best score is low or the runner-up is close: the caller then offers choices.
 """
@@ -9,6 +12,8 @@ when the best score is low or the runner-up is close: the caller then offers cho
 from __future__ import annotations
 
 import dataclasses
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -76,12 +81,10 @@ class _Index:
 
 
 def routing_model(hub: ModelHub, name: str) -> LoadedModel:
-    """The conversation's model when it has sentence pooling, else the embedded default (same speed path)."""
-    lm = hub.get(name)
-    if lm.sentence_config() is not None:
-        return lm
-    _, fast = split_fast(name)
-    return hub.get(FALLBACK_MODEL + (":int8" if fast else ""))
+    """The full-precision form of the conversation's model when it has sentence pooling, else the embedded
+    default's: ``minilm:int8`` routes on ``minilm``, so a question reads the same on every CPU."""
+    lm = hub.get(split_fast(name)[0])
+    return lm if lm.sentence_config() is not None else hub.get(FALLBACK_MODEL)
 
 
 def frame(question: str) -> str:
@@ -101,16 +104,25 @@ def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
         return util.normalize_embeddings(vectors.float())
 
 
+#: Each loaded model's phrasing indexes (by its unique ``key``), keyed by the rows they index; freed with
+#: the model.
+_INDEXES: dict[str, dict[tuple[tuple[str, int], ...], _Index]] = {}
+_INDEXES_LOCK = threading.Lock()
+
+
 def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
-    key = "routing:" + ",".join(f"{s.name}/{len(s.phrasings)}" for s in specs)
-
-    def build(model: LoadedModel) -> _Index:
-        owner = tuple(i for i, s in enumerate(specs) for _ in s.phrasings)
-        phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
-        return _Index(tuple(specs), owner, phrasings, embed(model, phrasings))
-
-    found = lm.state.routing.get(key)
-    return found if found is not None else lm.state.routing.setdefault(key, build(lm))
+    key = tuple((s.name, len(s.phrasings)) for s in specs)
+    with _INDEXES_LOCK:
+        found = _INDEXES.get(lm.key, {}).get(key)
+    if found is not None:
+        return found
+    owner = tuple(i for i, s in enumerate(specs) for _ in s.phrasings)
+    phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
+    built = _Index(tuple(specs), owner, phrasings, embed(lm, phrasings))
+    with _INDEXES_LOCK:
+        if lm.key not in _INDEXES:
+            weakref.finalize(lm, _INDEXES.pop, lm.key, None)
+        return _INDEXES.setdefault(lm.key, {}).setdefault(key, built)
 
 
 def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:

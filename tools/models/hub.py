@@ -47,8 +47,6 @@ class ModelState:
         mlm_head: the masked-LM head (``tools.inspection.masking`` builds it on first use).
         input_embeddings: the unit-length input-embedding rows (``tools.similarity.neighbors``).
         sentence: the sentence-transformers recipe, read once (None: the model has none).
-        routing: the plain-English router's phrasing indexes (``assistant.understanding``), keyed by
-            the command rows they index.
     """
 
     backend: Backend = field(default_factory=TorchBackend)
@@ -57,7 +55,6 @@ class ModelState:
     mlm_head: Any = None  # tools.models.mlm_head.MaskedLMHead (not imported: it imports this module)
     input_embeddings: Any = None  # tools.similarity.neighbors.InputEmbeddings
     sentence: "SentenceConfig | None" = _UNREAD
-    routing: dict[str, Any] = field(default_factory=dict)
 
 
 _serial = itertools.count(1)
