@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
 
     if args.action == "run":
-        from assistant.commands.spec import Session
+        from assistant.session import Session
         from assistant.dispatch import execute
         from assistant.render.terminal import terminal_text
         from tools.benchmark.access import DataAccess

@@ -6,7 +6,6 @@ import html
 import logging
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not phone home
 
@@ -15,14 +14,14 @@ from typing import Any  # noqa: E402
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from assistant.commands.spec import Context, Session  # noqa: E402
-from assistant.commands.table import COMMANDS, TABLE  # noqa: E402
+from assistant.commands.base import Context, Invocation  # noqa: E402
+from assistant.session import Session  # noqa: E402
+from assistant.commands.registry import COMMANDS, TABLE  # noqa: E402
 from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
 from assistant.render.terminal import write_downloads  # noqa: E402
 from assistant.render.html import reply_payload  # noqa: E402
 from assistant.render.vega import bundle_path  # noqa: E402
-from assistant.sharing.export import export_artifacts  # noqa: E402
-from assistant.sharing.links import META, full_turns, link_html, page_address, permalink  # noqa: E402
+from assistant.sharing.links import META, link_html, page_address, permalink  # noqa: E402
 from assistant.visitors import Visitors  # noqa: E402
 from tools.core.config import Settings  # noqa: E402
 from tools.core.errors import UserError  # noqa: E402
@@ -203,19 +202,16 @@ Args:
 
 
 def _export(session: Session, fmt: str, hub: ModelHub, settings: Settings) -> str | None:
-    """Write the conversation export into the conversation's downloads folder (older turns recomputed)."""
-    turns = [t for t in session.turns if t.command != "export"]
-    if not turns:
-        gr.Warning("Nothing to export yet: run a command first.")
-        return None
+    """The side panel's download: the `export` command's file, written into the conversation's downloads folder
+    (it is not a turn of the conversation)."""
     ctx = Context(session, hub, settings, commands=TABLE)
+    command = TABLE["export"]
     try:
-        full = run_limited(lambda c, _: full_turns(c, turns), ctx, SimpleNamespace(verb="export"),
-                           settings.time_limit_s)
+        result = run_limited(command.run, ctx, Invocation("export", [], {"format": fmt}), settings.time_limit_s)
     except UserError as exc:
         gr.Warning(str(exc))
         return None
-    artifact = export_artifacts(full, [fmt], session.base_url)[0]
+    artifact = result.artifacts[0]
     path = session.downloads_dir() / artifact.filename
     path.write_bytes(artifact.data)
     return str(path)

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.spec import Context, Session
-from assistant.commands.table import TABLE
+from assistant.commands.base import Context
+from assistant.session import Session
+from assistant.commands.registry import TABLE
 from assistant.parsing import parse
 from assistant.store import chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand

@@ -1,6 +1,6 @@
 """A command line -> :class:`Invocation`, with a clear sentence for every mistake.
 
-Grammar (see COMMANDS.md): ``verb text [| text ...] [--option [value] ...]``.
+Grammar: ``verb text [| text ...] [--option [value] ...]``.
 Verbs and options are case-insensitive; texts are kept exactly (outer spaces
 trimmed). A text may be quoted with ``"`` or ``'`` to hold ``|`` or ``--``.
 """
@@ -11,7 +11,7 @@ import difflib
 import re
 from collections.abc import Mapping
 
-from assistant.commands.spec import CommandSpec, Invocation
+from assistant.commands.base import Command, Invocation
 from assistant.versus import refusal
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -20,7 +20,7 @@ from tools.core.text import code
 _OPTION = re.compile(r"--([A-Za-z][A-Za-z0-9_-]*)")
 
 
-def parse(line: str, table: Mapping[str, CommandSpec], settings: Settings | None = None) -> Invocation:
+def parse(line: str, table: Mapping[str, Command], settings: Settings | None = None) -> Invocation:
     """Parse one command line against the command table (verbs and aliases as keys)."""
     settings = settings or Settings()
     if len(line) > settings.max_line_chars:
@@ -37,12 +37,11 @@ def parse(line: str, table: Mapping[str, CommandSpec], settings: Settings | None
     if spec is None:
         raise UserError(_unknown_verb(verb_word, stripped, table))
     texts, raw_options = _scan(stripped[len(verb_word):], spec)
-    options = _bind(spec, raw_options)
-    _check_texts(spec, texts, settings)
-    return Invocation(verb=spec.name, texts=texts, options=options, line=stripped)
+    options = _bind(spec, raw_options, table)
+    return Invocation(verb=spec.name, texts=_check_texts(spec, texts, settings), options=options, line=stripped)
 
 
-def _unknown_verb(verb: str, line: str, table: Mapping[str, CommandSpec]) -> str:
+def _unknown_verb(verb: str, line: str, table: Mapping[str, Command]) -> str:
     names = sorted(set(table))
     close = difflib.get_close_matches(verb.lower(), names, n=3, cutoff=0.6)
     message = f"Unknown command {code(verb, 30)}."
@@ -58,7 +57,7 @@ def _unknown_verb(verb: str, line: str, table: Mapping[str, CommandSpec]) -> str
     return message
 
 
-def _scan(rest: str, spec: CommandSpec) -> tuple[list[str], list[tuple[str, str | None]]]:
+def _scan(rest: str, spec: Command) -> tuple[list[str], list[tuple[str, str | None]]]:
     """Split the text after the verb into texts (at ``|``) and options."""
     texts: list[str] = []
     current: list[str] = []
@@ -138,13 +137,13 @@ def _value(rest: str, i: int) -> tuple[str | None, int]:
     return value, i
 
 
-def _bind(spec: CommandSpec, raw: list[tuple[str, str | None]]) -> dict[str, object]:
+def _bind(spec: Command, raw: list[tuple[str, str | None]], table: Mapping[str, Command]) -> dict[str, object]:
     values: dict[str, object] = {o.dest: o.default for o in spec.options}
     seen: set[str] = set()
     for name, value in raw:
         option = spec.option(name)
         if option is None and name == "vs":
-            raise UserError(refusal(spec.name))
+            raise UserError(refusal(spec.name, table))
         if option is None:
             known = [o.name for o in spec.options]
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
@@ -162,8 +161,9 @@ def _bind(spec: CommandSpec, raw: list[tuple[str, str | None]]) -> dict[str, obj
     return values
 
 
-def _check_texts(spec: CommandSpec, texts: list[str], settings: Settings) -> None:
-    least, most = spec.texts
+def _check_texts(spec: Command, texts: list[str], settings: Settings) -> list[str]:
+    """The texts, empty ones dropped, or the sentence that says what is wrong with them."""
+    least, most = spec.texts.least, spec.texts.most
     most = settings.max_texts if most is None else most
     if most == 0 and texts:
         raise UserError(f"`{spec.name}` takes no text, only options: {spec.usage}.")
@@ -177,13 +177,14 @@ def _check_texts(spec: CommandSpec, texts: list[str], settings: Settings) -> Non
                 f"Text {index + 1} is {len(text):,} characters long; the limit is {settings.max_chars:,} "
                 "characters per text (ASSISTANT_MAX_CHARS)."
             )
-    texts[:] = [t for t in texts if t]
+    texts = [t for t in texts if t]
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"
         raise UserError(f"`{spec.name}` needs {need}: {spec.usage}, for example {code(spec.examples[0], 90)}.")
     if len(texts) > most:
-        if spec.texts[1] is None:
+        if spec.texts.most is None:
             raise UserError(
                 f"`{spec.name}` takes at most {most} texts per command (ASSISTANT_MAX_TEXTS); got {len(texts):,}."
             )
         raise UserError(f"`{spec.name}` takes at most {most} text{'s' if most > 1 else ''}; got {len(texts)}: {spec.usage}.")
+    return texts

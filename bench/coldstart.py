@@ -64,7 +64,7 @@ OURS_MEMORY = RSS + """
 import json, sys
 sys.path.insert(0, {root!r})
 from assistant.dispatch import execute
-from assistant.commands.spec import Session
+from assistant.session import Session
 from tools.core.config import Settings
 from tools.models.hub import ModelHub
 import sentence_transformers  # not needed by us; imported so both sides carry the same libraries

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     from gradio_client import Client
 
     from assistant.app import build, launch_options
-    from assistant.commands.table import COMMANDS
+    from assistant.commands.registry import COMMANDS
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
     from tools.models.hub import ModelHub

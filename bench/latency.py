@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
 
-    from assistant.commands.spec import Session
-    from assistant.commands.table import COMMANDS
+    from assistant.session import Session
+    from assistant.commands.registry import COMMANDS
     from assistant.dispatch import execute
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache

@@ -51,7 +51,7 @@ LIGHT = {
 
 def command_mix() -> list[str]:
     """One line per command of the table: its page example, or a lighter variant from :data:`LIGHT`."""
-    from assistant.commands.table import COMMANDS
+    from assistant.commands.registry import COMMANDS
 
     return [LIGHT.get(spec.name, spec.examples[0]) for spec in COMMANDS]
 

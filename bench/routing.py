@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     args = parser.parse_args(argv)
     quiet_libraries()
-    from assistant.commands.spec import Session
-    from assistant.commands.table import TABLE
+    from assistant.session import Session
+    from assistant.commands.registry import TABLE
     from assistant.dispatch import execute
     from assistant.understanding import understand
     from tools.core.config import Settings

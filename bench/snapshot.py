@@ -64,7 +64,7 @@ def snapshot() -> dict[str, object]:
     from tools.core.config import Settings
     from tools.models.hub import ModelHub
 
-    from assistant.commands.spec import Session
+    from assistant.session import Session
 
     settings = Settings.from_env()
     hub, session = ModelHub(settings), Session()

@@ -45,7 +45,7 @@ def lm(hub):
 @pytest.fixture()
 def run(hub):
     """Run a command line in a fresh conversation and return the Reply."""
-    from assistant.commands.spec import Session
+    from assistant.session import Session
     from assistant.dispatch import execute
 
     def _run(line: str, session: Session | None = None):

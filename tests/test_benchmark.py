@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from tools.benchmark import data as stsdata
 from tools.benchmark import metrics

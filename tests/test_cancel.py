@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from tools.core import cancel
 from tools.core.config import Settings

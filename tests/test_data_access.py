@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from gradio_client import Client
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from tests.conftest import ROOT
 from tools.benchmark import data as stsdata

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.commands.spec import Session
-from assistant.commands.table import COMMANDS, TABLE
+from assistant.session import Session
+from assistant.commands.registry import COMMANDS, TABLE
 from assistant.dispatch import execute
 from assistant.render.html import reply_payload
 

@@ -13,8 +13,9 @@ import threading
 
 import pytest
 
-from assistant.commands.spec import CommandSpec, Session
-from assistant.commands.table import TABLE
+from assistant.commands.base import Command as CommandSpec
+from assistant.session import Session
+from assistant.commands.registry import TABLE
 from assistant.dispatch import chart_rows, execute
 from tests.conftest import ROOT, STSB_DIR
 from tools.core.config import Settings

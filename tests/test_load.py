@@ -18,7 +18,7 @@ def test_a_short_load_run_through_every_command_has_no_errors():
                          capture_output=True, text=True, cwd=ROOT, timeout=900,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     numbers = json.loads(out.stdout[out.stdout.index("{"):])
-    from assistant.commands.table import COMMANDS
+    from assistant.commands.registry import COMMANDS
 
     assert len(numbers["mix"]) == len(COMMANDS)  # every command of the table is in the mix
     assert numbers["warmup_errors"] == [], numbers["warmup_errors"]  # each command once, all fine

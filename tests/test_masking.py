@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -308,7 +308,7 @@ def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
 def test_every_mask_example_in_help_answers_where_a_masked_lm_model_is_at_hand(tiny_hub):
     """The page test runs every other example; `mask` needs a masked-LM model, which only the tests build here.
     An example naming a hub model (``--model bert-small``) gets the one offline sentence, never a traceback."""
-    from assistant.commands.table import TABLE
+    from assistant.commands.registry import TABLE
 
     for line in TABLE["mask"].examples:
         reply = execute(line, Session(), tiny_hub, tiny_hub.settings)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from assistant.commands.table import COMMANDS
+from assistant.commands.registry import COMMANDS
 from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text, ready
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.commands.table import TABLE
+from assistant.commands.registry import TABLE
 from assistant.parsing import parse
 from tools.core.config import Settings
 from tools.core.errors import UserError

@@ -167,7 +167,7 @@ def test_fast_path_is_off_by_default_and_named_when_on(hub, lm, fast_lm, run):
     assert type(fast_lm.encoder.encoder.layer[0].intermediate.dense) is not torch.nn.Linear
     reply = run("compare A cat sat. | A kitten sat.")
     assert reply.ok and reply.result.model == "minilm" and "int8" not in reply.result.text
-    from assistant.commands.spec import Session
+    from assistant.session import Session
 
     fast_reply = run("compare A cat sat. | A kitten sat.", Session(model="minilm:int8"))
     assert fast_reply.ok and fast_reply.result.model == "minilm:int8" and "minilm:int8" in fast_reply.result.text
@@ -207,7 +207,7 @@ def test_fast_path_refused_on_a_gpu_request_names_cpu(hub):
 
 
 def test_every_command_on_the_fast_path_answers_or_refuses_in_one_sentence(fast_lm, run):
-    from assistant.commands.spec import Session
+    from assistant.session import Session
 
     session = Session(model="minilm:int8")
     model = run("model", session)

@@ -155,7 +155,7 @@ def test_vocab_chart_stays_under_the_row_limit_and_says_it_sampled(lm, n):
 
 
 def test_vocab_30000_through_the_command_line_reports_progress(hub):
-    from assistant.commands.spec import Session
+    from assistant.session import Session
     from assistant.dispatch import execute
 
     steps = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.commands.table import COMMANDS
+from assistant.commands.registry import COMMANDS
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()

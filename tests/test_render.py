@@ -9,7 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import Reply
 from assistant.render.terminal import terminal_text, write_downloads
 from assistant.render.html import chart_hint, reply_payload

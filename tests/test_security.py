@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from assistant.commands.spec import CommandSpec, Session
-from assistant.commands.table import TABLE
+from assistant.commands.base import Command as CommandSpec
+from assistant.session import Session
+from assistant.commands.registry import TABLE
 from assistant.dispatch import execute
 from tests.conftest import ROOT, free_port
 from tools.core.config import Settings

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.commands.spec import Context
-from assistant.commands.table import TABLE
+from assistant.commands.base import Context
+from assistant.commands.registry import TABLE
 from assistant.session import Session
 from assistant.sharing.links import full_turns
 from assistant.store import ResultStore, result_nbytes, results

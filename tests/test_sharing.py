@@ -18,8 +18,9 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from assistant.commands.spec import Context, Session
-from assistant.commands.table import TABLE
+from assistant.commands.base import Context
+from assistant.session import Session
+from assistant.commands.registry import TABLE
 from assistant.sharing.export import html_page, markdown_zip, pipe_table
 from assistant.sharing.links import full_turns, page_address, permalink
 from tests.conftest import ROOT, free_port

@@ -17,7 +17,7 @@ import time
 import pytest
 import torch
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from tools.encoding import threads as threads_module
 from tools.encoding.cache import clear_cache
 from tools.encoding.encode import encode

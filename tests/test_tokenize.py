@@ -68,7 +68,7 @@ def test_model_facts(lm):
 
 
 def test_model_switch_keeps_the_conversation_model_on_failure(run):
-    from assistant.commands.spec import Session
+    from assistant.session import Session
 
     session = Session()
     assert run("model minilm", session).ok and session.model == "minilm"

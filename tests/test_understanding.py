@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.commands.spec import Session
-from assistant.commands.table import COMMANDS, TABLE
+from assistant.session import Session
+from assistant.commands.registry import COMMANDS, TABLE
 from assistant.parsing import parse
 from assistant.understanding import fill, is_question, slots, spoken, understand
 from tests.conftest import ROOT

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from assistant.render.vega import vegalite_version
 from assistant.versus import VERSUS

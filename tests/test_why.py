@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.commands.spec import Session
+from assistant.session import Session
 from assistant.dispatch import execute
 from tests.test_masking import build_tiny
 from tools.core.config import Settings

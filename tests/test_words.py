@@ -312,7 +312,7 @@ def test_word_runs_from_the_command_line_with_json():
 
 @pytest.mark.parametrize("verb", ["word", "embed", "static", "neighbors"])
 def test_every_example_of_the_issue_3_commands_works(run, verb):
-    from assistant.commands.table import TABLE
+    from assistant.commands.registry import TABLE
 
     for example in TABLE[verb].examples:
         reply = run(example)

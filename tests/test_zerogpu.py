@@ -127,7 +127,7 @@ def _fresh(hub) -> None:
 
 def _reply_json(hub, lines: list[str]) -> list[dict]:
     """Each line's reply as JSON (without its time), run in one conversation with every cache empty."""
-    from assistant.commands.spec import Session
+    from assistant.session import Session
     from assistant.dispatch import execute
 
     settings = dataclasses.replace(hub.settings, data_dir=str(STSB_DIR))
@@ -154,7 +154,7 @@ def _same_replies(hub, lines, monkeypatch) -> ForkedGPU:
 
 
 def _examples() -> list[str]:
-    from assistant.commands.table import TABLE
+    from assistant.commands.registry import TABLE
 
     specs = list({id(s): s for s in TABLE.values()}.values())
     return [e for s in specs for e in s.examples]
@@ -191,7 +191,7 @@ def test_forward_passes_give_the_same_vectors_through_the_boundary(lm, monkeypat
 def _first_examples() -> list[str]:
     """The default tier: the first example of every command of the table (a new command is covered by its
     row), after a `compare` so that `again` has something to re-run; `benchmark` crosses in the bytes test."""
-    from assistant.commands.table import COMMANDS
+    from assistant.commands.registry import COMMANDS
 
     return ["compare A cat. | A kitten."] + [s.examples[0] for s in COMMANDS if s.name != "benchmark"]
 
@@ -202,7 +202,7 @@ def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thr
 
 
 def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_thread, capsys, stsb_dir):
-    from assistant.commands.spec import Session
+    from assistant.session import Session
 
     lines = ["compare A man is playing a guitar. | Someone plays an instrument.", "attend The cat sat on the mat.",
              "benchmark --data stsb-dev --sample 200 --pool mean"]

@@ -1,16 +1,14 @@
-"""The command language: one table, one row per command, grouped by family.
+"""The command language: one object per command, one module per family.
 
-Lives here: ``table`` (``COMMANDS`` and ``TABLE``: the rows in ``help``'s order, the
-small handlers of help, model, mask and benchmark, and the conversation commands),
-the family modules ``similarity`` (compare, why, word, embed, static, neighbors),
-``attention`` (attend, selfattn, syntax) and ``projection`` (project, vocab), each a
-list of rows; ``common`` (the ``--pool`` and ``--layer`` options, the usual handler),
-``spec`` (``CommandSpec``, ``Context``, ``Invocation``), ``options`` (typed options with
-did-you-mean, their choices derived from the toolkit's enums) and ``phrasings`` (each
-command's example questions, which plain-English routing compares a question with).
+Lives here: ``base`` (``Command``, ``Context``, ``Invocation``, ``Texts``: a command's parameters,
+``compute`` -> facts, ``reply`` -> Result, optional ``differ`` for ``--vs``, and its hints for the router),
+``options`` (typed options generated from a command's parameter dataclass, with did-you-mean; their
+choices come from the toolkit's enums), ``registry`` (the registered commands in ``help``'s order and
+the verb table), ``slots`` (the texts a question carries, which the commands' text-shape hints read),
+and the families: ``about`` (help, model, tokenize), ``similarity`` (compare, why, word, embed, static,
+neighbors), ``fillmask`` (mask), ``attention`` (attend, selfattn, syntax), ``projection`` (project,
+vocab), ``benchmark`` and ``conversation`` (again, history, export).
 
-May import: ``tools``, ``assistant.session``, ``assistant.conversation``,
-``assistant.versus``, ``assistant.sharing.links``; never ``assistant.app`` or
-``assistant.render`` (the conversation commands reach this table through the
-``Context``, so there is no cycle).
+May import: ``tools``, ``assistant.session``, ``assistant.versus``, ``assistant.parsing``,
+``assistant.sharing``; never ``assistant.app``, ``assistant.render`` or ``assistant.understanding``.
 """

@@ -1,13 +1,106 @@
-"""Typed command options: each converts and checks its own value at the boundary."""
+"""Typed command options, generated from a command's parameter dataclass.
+
+A command declares its parameters once, as a frozen dataclass whose fields carry their help
+(:func:`param`); :func:`options_of` turns those fields into the parser's :class:`Option` rows,
+and each option's :class:`ParamType` converts the typed value and fails with one sentence, as
+click's parameter types do. Choices come from the toolkit's enums (``choices=Pooling``), never
+copied by hand.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import enum
+import typing
 from dataclasses import dataclass
 from typing import Any
 
 from tools.core.errors import UserError
 from tools.core.text import code
+
+
+class ParamType:
+    """How one option's typed value becomes a Python value."""
+
+    metavar = "VALUE"
+    numeric = False
+    choices: tuple[str, ...] = ()
+    several = False  # a comma-separated list
+
+    def convert(self, name: str, raw: str) -> Any:
+        return raw
+
+
+@dataclass(frozen=True)
+class Number(ParamType):
+    """A whole number (``whole``) or a float, within optional bounds."""
+
+    whole: bool = True
+    minimum: float | None = None
+    maximum: float | None = None
+
+    numeric = True
+
+    @property
+    def metavar(self) -> str:  # type: ignore[override]
+        return "N" if self.whole else "X"
+
+    def convert(self, name: str, raw: str) -> int | float:
+        try:
+            value: int | float = int(raw) if self.whole else float(raw)
+        except ValueError:
+            kind = "a whole number" if self.whole else "a number"
+            raise UserError(f"--{name} takes {kind}{self.range()}; got {code(raw, 30)}.") from None
+        if value != value:  # NaN
+            raise UserError(f"--{name} takes a number{self.range()}; got {code(raw, 30)}.")
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            raise UserError(f"--{name} must be{self.range()}; got {code(raw, 30)}.")
+        return value
+
+    def range(self) -> str:
+        lo, hi = self.minimum, self.maximum
+        fmt = (lambda v: f"{int(v)}") if self.whole else (lambda v: f"{v:g}")
+        if lo is not None and hi is not None:
+            return f" from {fmt(lo)} to {fmt(hi)}"
+        if lo is not None:
+            return f" of at least {fmt(lo)}"
+        if hi is not None:
+            return f" of at most {fmt(hi)}"
+        return ""
+
+
+@dataclass(frozen=True)
+class Choice(ParamType):
+    """One of ``choices`` (or, with ``several``, a comma-separated list of them), any case."""
+
+    choices: tuple[str, ...] = ()
+    several: bool = False
+
+    @property
+    def metavar(self) -> str:  # type: ignore[override]
+        return ("," if self.several else "|").join(self.choices)
+
+    def convert(self, name: str, raw: str) -> str | list[str]:
+        if self.several:
+            return [self._one(name, part) for part in raw.split(",") if part.strip()]
+        return self._one(name, raw)
+
+    def _one(self, name: str, raw: str) -> str:
+        value = raw.strip().lower()
+        if value in self.choices:
+            return value
+        close = difflib.get_close_matches(value, self.choices, n=1, cutoff=0.5)
+        hint = f" Did you mean `{close[0]}`?" if close else ""
+        raise UserError(f"--{name} {code(raw, 30)} is not allowed; use one of {', '.join(self.choices)}.{hint}")
+
+
+class Flag(ParamType):
+    """Present or absent: takes no value."""
+
+
+FLAG = Flag()
+TEXT = ParamType()
 
 
 @dataclass(frozen=True)
@@ -16,21 +109,17 @@ class Option:
 
     Attributes:
         name: as typed, without dashes (``max-length``).
-        kind: ``int``, ``float``, ``choice``, ``choices`` (comma-separated list),
-            ``flag`` (no value) or ``str``.
+        type: converts the value (:class:`Number`, :class:`Choice`, :data:`FLAG` or :data:`TEXT`).
         help: one line for ``help``.
-        choices: the allowed values of ``choice`` and ``choices``.
         default: the value when the option is absent.
-        minimum, maximum: bounds for ``int`` and ``float``.
+        metavar: how the value is written in the usage line (default: the type's own).
     """
 
     name: str
-    kind: str
+    type: ParamType
     help: str
-    choices: tuple[str, ...] = ()
     default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
+    metavar: str = ""
 
     @property
     def dest(self) -> str:
@@ -39,58 +128,68 @@ class Option:
 
     @property
     def is_flag(self) -> bool:
-        return self.kind == "flag"
+        return isinstance(self.type, Flag)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return self.type.choices
 
     def usage(self) -> str:
-        if self.kind == "flag":
-            return f"--{self.name}"
-        if self.kind in ("choice", "choices"):
-            return f"--{self.name} {'|'.join(self.choices)}"
-        return f"--{self.name} {'N' if self.kind == 'int' else 'X' if self.kind == 'float' else 'VALUE'}"
+        return f"--{self.name}" if self.is_flag else f"--{self.name} {self.metavar or self.type.metavar}"
 
     def convert(self, raw: str | None) -> Any:
         """Turn the typed value into a Python value, or raise a sentence naming what is allowed."""
-        if self.kind == "flag":
+        if self.is_flag:
             return True
         if raw is None or raw == "":
             raise UserError(f"--{self.name} needs a value: {self.usage()}.")
-        if self.kind == "choice":
-            return self._choice(raw)
-        if self.kind == "choices":
-            return [self._choice(part) for part in raw.split(",") if part.strip()]
-        if self.kind in ("int", "float"):
-            return self._number(raw)
-        return raw
+        return self.type.convert(self.name, raw)
 
-    def _choice(self, raw: str) -> str:
-        value = raw.strip().lower()
-        if value in self.choices:
-            return value
-        close = difflib.get_close_matches(value, self.choices, n=1, cutoff=0.5)
-        hint = f" Did you mean `{close[0]}`?" if close else ""
-        raise UserError(
-            f"--{self.name} {code(raw, 30)} is not allowed; use one of {', '.join(self.choices)}.{hint}"
-        )
 
-    def _number(self, raw: str) -> int | float:
-        try:
-            value: int | float = int(raw) if self.kind == "int" else float(raw)
-        except ValueError:
-            kind = "a whole number" if self.kind == "int" else "a number"
-            raise UserError(f"--{self.name} takes {kind}{self._range()}; got {code(raw, 30)}.") from None
-        if self.kind == "float" and value != value:  # NaN
-            raise UserError(f"--{self.name} takes a number{self._range()}; got {code(raw, 30)}.")
-        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
-            raise UserError(f"--{self.name} must be{self._range()}; got {code(raw, 30)}.")
-        return value
+def param(help: str, default: Any = None, *, minimum: float | None = None, maximum: float | None = None,
+          choices: type[enum.Enum] | tuple[str, ...] = (), extra: tuple[str, ...] = (), several: bool = False,
+          metavar: str = "", name: str = "") -> Any:
+    """A parameter dataclass field: its default and how it is typed on the command line.
 
-    def _range(self) -> str:
-        lo, hi = self.minimum, self.maximum
-        fmt = (lambda v: f"{int(v)}") if self.kind == "int" else (lambda v: f"{v:g}")
-        if lo is not None and hi is not None:
-            return f" from {fmt(lo)} to {fmt(hi)}"
-        if lo is not None:
-            return f" of at least {fmt(lo)}"
-        if hi is not None:
-            return f" of at most {fmt(hi)}"
-        return ""
+    Args:
+        help: one line for ``help`` and for the MCP tool's schema.
+        default: the value when the option is absent.
+        minimum, maximum: bounds of a number.
+        choices: an enum of the toolkit (its values are the choices) or the values themselves.
+        extra: values allowed beside the enum's (``all``).
+        several: a comma-separated list of choices.
+        metavar: how the value is written in the usage line.
+        name: the option's name when it is not the field's with ``_`` as ``-``.
+    """
+    values = tuple(str(m.value) for m in choices) if isinstance(choices, type) else tuple(choices)
+    meta = {"help": help, "minimum": minimum, "maximum": maximum, "choices": values + tuple(extra),
+            "several": several, "metavar": metavar, "name": name}
+    return dataclasses.field(default=default, metadata={"option": meta})
+
+
+def options_of(params: type) -> tuple[Option, ...]:
+    """The options a parameter dataclass declares, in field order."""
+    hints = typing.get_type_hints(params)
+    out = []
+    for f in dataclasses.fields(params):
+        meta = f.metadata.get("option", {"help": "", "choices": ()})
+        kind = _base(hints[f.name])
+        ptype: ParamType
+        if meta["choices"]:
+            ptype = Choice(meta["choices"], meta.get("several", False))
+        elif kind is bool:
+            ptype = FLAG
+        elif kind in (int, float):
+            ptype = Number(kind is int, meta.get("minimum"), meta.get("maximum"))
+        else:
+            ptype = TEXT
+        out.append(Option(meta.get("name") or f.name.replace("_", "-"), ptype, meta["help"], f.default,
+                          meta.get("metavar", "")))
+    return tuple(out)
+
+
+def _base(hint: Any) -> Any:
+    """``int | None`` -> ``int``."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    return args[0] if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType")) and args \
+        else hint

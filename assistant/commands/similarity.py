@@ -1,99 +1,270 @@
-"""Rows of the similarity family: compare, why, word, embed, static, neighbors."""
+"""The similarity family: compare, why, word, embed, static, neighbors."""
 
 from __future__ import annotations
 
-from assistant.commands.common import LAYER, POOL, pool_option, using
-from assistant.commands.options import Option
-from assistant.commands.spec import CommandSpec
-from tools.similarity import compare as similarity
-from tools.similarity import embed as embed_tool
-from tools.similarity import neighbors, static, words
-from tools.similarity import why as why_tool
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
-SIMILARITY: list[CommandSpec] = [
-    CommandSpec(
-        "compare", "cosine similarity of sentence vectors; a matrix and heatmap for 3+ texts",
-        "compare a | b [| c ...] [--pool cls|mean|max|sbert|all] [--layer N]",
-        ("compare In 1995, the last survey, those numbers were equal. | The last time the survey was "
-         "conducted, in 1995, those numbers matched. --pool all",
-         "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."),
-        using(similarity.compare), texts=(2, None), texts_hint="at least two texts separated by `|`",
-        options=(POOL, LAYER), aliases=("similarity", "sim"),
-    ),
-    # --- why: token attribution of a similarity (issue 18) ---
-    CommandSpec(
-        "why", "which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
-        "add up to the cosine; for cls / max pooling integrated gradients with a completeness check",
-        "why a | b [--pool mean|cls|max|sbert] [--layer N]",
-        ("why A man plays guitar. | Someone is playing an instrument.",
-         "why In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
-         "in 1995, those numbers matched. --pool cls",
-         "why A cat sat on the mat. | A kitten sat on the rug. --vs minilm:int8"),
-        using(why_tool.why), texts=(2, 2), texts_hint="two texts separated by `|`",
-        options=(
-            pool_option("mean: exact pair contributions; cls, max: integrated gradients; sbert: the model's "
-                        "recipe (exact when it is a mean)"),
-            LAYER,
-        ),
-        aliases=("explain", "attribute"),
-    ),
-    # --- words in context: word, embed, static, neighbors (issue 3) ---
-    CommandSpec(
-        "word", "one word's vector in each sentence (pieces averaged), cosine between every pair of occurrences "
-        "per layer strategy, against baselines",
-        "word w | s1 | s2 [| ...] [--strategy first|last|sum-all|sum-last4|concat-last4|mean-last4|all] [--seed N]",
-        ("word bank | We sat on the river bank. | The boat drifted to the bank of the river. | "
-         "I deposited money at the bank.",
-         "word code | I write code and my code compiles. | Coding is fun, and code is art. --strategy concat-last4",
-         "word embeddings | Embeddings are vectors. | BERT makes contextual embeddings. --strategy last"),
-        using(words.word), texts=(2, None), texts_hint="a word, then sentences that contain it: `w | s1 | s2`",
-        options=(
-            Option("strategy", "choice", "how layers make the word's vector (all: one row per strategy)",
-                   choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4", "all"),
-                   default="all"),
-            Option("seed", "int", "seed of the random-token baseline", default=0, minimum=0, maximum=2**32 - 1),
-        ),
-        aliases=("word-in-context", "wic"),
-    ),
-    CommandSpec(
-        "embed", "every hidden state's shape, each token's vector norm, the pooled sentence vector; "
-        "downloads as .npy, .safetensors and CSV",
-        "embed text [| text2 ...] [--layer N] [--pool cls|mean|max|sbert]",
-        ("embed BERT provides contextual embeddings.", "embed A cat sat. | A kitten sat. --layer 3 --pool cls"),
-        using(embed_tool.embed), texts=(1, None), texts_hint="a text (or several separated by `|`)",
-        options=(
-            Option("layer", "int", "hidden state of the token and sentence vectors: 0 = embeddings, last by default",
-                   minimum=0, maximum=1000),
-            pool_option(),
-        ),
-        aliases=("embedding", "embeddings"),
-    ),
-    CommandSpec(
-        "static", "GloVe 6B 50d (one vector per word, context-blind) beside the model's contextual vectors",
-        "static w | s1 | s2 [| ...]  or  static a | b [| ...] [--strategy S] [--pool P] [--mode auto|word|sentences]",
-        ("static bank | We sat on the river bank. | I deposited money at the bank.",
-         "static A man plays guitar. | Someone is playing an instrument."),
-        using(static.static), texts=(2, None),
-        texts_hint="a word and sentences (`w | s1 | s2`) or two sentences (`a | b`)",
-        options=(
-            Option("strategy", "choice", "layer strategy of the word's contextual vector (word mode)",
-                   choices=("first", "last", "sum-all", "sum-last4", "concat-last4", "mean-last4"), default="last"),
-            pool_option("the model's sentence pooling (sentence mode)"),
-            Option("mode", "choice", "auto: a single word then 2+ sentences is word mode",
-                   choices=("auto", "word", "sentences"), default="auto"),
-        ),
-        aliases=("glove",),
-    ),
-    CommandSpec(
-        "neighbors", "nearest words by cosine in the model's input embeddings or in GloVe",
-        "neighbors w [--space model|glove] [--k K]",
-        ("neighbors bank", "neighbors bank --space glove --k 20"),
-        using(neighbors.neighbors), texts=(1, 1), texts_hint="one word",
-        options=(
-            Option("space", "choice", "model: the input-embedding matrix; glove: GloVe 6B 50d",
-                   choices=("model", "glove"), default="model"),
-            Option("k", "int", "how many neighbours", default=10, minimum=1, maximum=100),
-        ),
-        aliases=("neighbours", "nearest"),
-    ),
-]
+from assistant.commands.base import Command, Context, Texts
+from assistant.commands.options import param
+from assistant.commands.registry import register
+from assistant.commands.slots import Slots, asking_words, shared_word
+from tools.core.results import Result
+from tools.encoding.pooling import Pooling
+from tools.similarity import compare, embed, neighbors, replies, replies_why, static, why, words
+from tools.similarity.facts import Comparison, Embedding, Neighbours, Strategy, WordInContext
+from tools.similarity.neighbors import Space
+from tools.similarity.static import Mode
+
+ORDER = 20
+
+LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
+#: What the shape of a question's texts adds to a command's score: a quoted word, then sentences that
+#: contain it, asks for `word` (or `static`).
+WORD_FIRST_BONUS = 0.06
+
+
+@register
+class Compare(Command[Any, Comparison]):
+    name, aliases = "compare", ("similarity", "sim")
+    summary = "cosine similarity of sentence vectors; a matrix and heatmap for 3+ texts"
+    texts = Texts(2, None, "at least two texts separated by `|`", "a | b [| c ...]")
+    examples = (
+        "compare In 1995, the last survey, those numbers were equal. | The last time the survey was "
+        "conducted, in 1995, those numbers matched. --pool all",
+        "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell.",
+    )
+    phrasings = (
+        'how similar are "A" and "B"?',
+        'what is the cosine similarity between "A" and "B"?',
+        'are "A" and "B" paraphrases?',
+        'do "A" and "B" mean the same thing?',
+        'compare the sentences "A" and "B"',
+        'similarity of "A" vs "B"',
+        'how close are these sentences in meaning: "A", "B"',
+        'make a similarity matrix of "A", "B" and "C"',
+        'score the semantic similarity of "A" and "B"',
+        'do "A" and "B" get similar vectors?',
+        'how far apart are "A" and "B"?',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        pool: str = param("how token vectors become a sentence vector", "mean", choices=Pooling, extra=("all",))
+        layer: int | None = param(LAYER_HELP, minimum=0, maximum=1000)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Comparison:
+        return compare.comparison(ctx.model(), texts, p.pool, p.layer)
+
+    def reply(self, facts: Comparison) -> Result:
+        return replies.compare(facts)
+
+    def differ(self, a: Comparison, b: Comparison, names: tuple[str, str]) -> str:
+        return replies.compare_difference(a, b, names)
+
+
+@register
+class Why(Command[Any, Any]):
+    name, aliases = "why", ("explain", "attribute")
+    summary = ("which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
+               "add up to the cosine; for cls / max pooling integrated gradients with a completeness check")
+    texts = Texts(2, 2, "two texts separated by `|`", "a | b")
+    examples = (
+        "why A man plays guitar. | Someone is playing an instrument.",
+        "why In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
+        "in 1995, those numbers matched. --pool cls",
+        "why A cat sat on the mat. | A kitten sat on the rug. --vs minilm:int8",
+    )
+    phrasings = (
+        'why are "A" and "B" similar?',
+        'what makes "A" and "B" close in meaning?',
+        'which words make "A" similar to "B"?',
+        'which token pairs carry the similarity of "A" and "B"?',
+        'explain why "A" and "B" get a high cosine',
+        'attribute the similarity between "A" and "B" to their tokens',
+        'how much of the similarity of "A" and "B" comes from special tokens?',
+        'integrated gradients for the similarity of "A" and "B"',
+        'which tokens make "A" and "B" close?',
+        'what makes these two sentences similar: "A", "B"',
+        'explain the similarity of "A" and "B"',
+        'which words contribute most to the cosine of "A" and "B"?',
+        'why does the model think "A" is like "B"?',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        pool: str = param("mean: exact pair contributions; cls, max: integrated gradients; sbert: the model's "
+                          "recipe (exact when it is a mean)", "mean", choices=Pooling)
+        layer: int | None = param(LAYER_HELP, minimum=0, maximum=1000)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return why.explanation(ctx.model(), texts, p.pool, p.layer)
+
+    def reply(self, facts: Any) -> Result:
+        return replies_why.why(facts)
+
+    def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
+        return replies_why.why_difference(a, b, names)
+
+
+@register
+class Word(Command[Any, WordInContext]):
+    name, aliases = "word", ("word-in-context", "wic")
+    summary = ("one word's vector in each sentence (pieces averaged), cosine between every pair of occurrences "
+               "per layer strategy, against baselines")
+    texts = Texts(2, None, "a word, then sentences that contain it: `w | s1 | s2`", "w | s1 | s2 [| ...]")
+    examples = (
+        "word bank | We sat on the river bank. | The boat drifted to the bank of the river. | "
+        "I deposited money at the bank.",
+        "word code | I write code and my code compiles. | Coding is fun, and code is art. --strategy concat-last4",
+        "word embeddings | Embeddings are vectors. | BERT makes contextual embeddings. --strategy last",
+    )
+    phrasings = (
+        'is "w" the same vector in "A" and "B"?',
+        'does the word "w" mean the same in "A" and "B"?',
+        'compare the contextual embedding of "w" in "A" and "B"',
+        'how does the meaning of "w" change between "A" and "B"?',
+        'the word "w" in different contexts: "A", "B"',
+        'how similar is "w" in these two sentences "A" and "B"',
+        'which layer strategy separates the senses of "w" in "A" and "B"?',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        strategy: str = param("how layers make the word's vector (all: one row per strategy)", "all",
+                              choices=Strategy, extra=("all",))
+        seed: int = param("seed of the random-token baseline", 0, minimum=0, maximum=2**32 - 1)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> WordInContext:
+        return words.word_in_context(ctx.model(), texts, p.strategy, p.seed)
+
+    def reply(self, facts: WordInContext) -> Result:
+        return replies.word(facts)
+
+    def differ(self, a: WordInContext, b: WordInContext, names: tuple[str, str]) -> str:
+        return replies.word_difference(a, b, names)
+
+    def fit(self, slots: Slots) -> float:
+        return WORD_FIRST_BONUS if slots.word_first and not slots.has_mask else 0.0
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        return word_first(self, slots, always=True)
+
+
+@register
+class Embed(Command[Any, Embedding]):
+    name, aliases = "embed", ("embedding", "embeddings")
+    summary = ("every hidden state's shape, each token's vector norm, the pooled sentence vector; "
+               "downloads as .npy, .safetensors and CSV")
+    texts = Texts(1, None, "a text (or several separated by `|`)", "text [| text2 ...]")
+    examples = ("embed BERT provides contextual embeddings.", "embed A cat sat. | A kitten sat. --layer 3 --pool cls")
+    phrasings = (
+        'give me the embedding of "A"',
+        'what does the vector of "A" look like?',
+        'show the hidden states of "A"',
+        'get the sentence vector for "A"',
+        'download the embeddings of "A"',
+        'what are the token vector norms of "A"?',
+        'encode "A" into a vector',
+        'what is the representation of "A"?',
+        'the vectors of "A" and "B" as numpy arrays',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        layer: int | None = param("hidden state of the token and sentence vectors: 0 = embeddings, last by default",
+                                  minimum=0, maximum=1000)
+        pool: str = param("how token vectors become the sentence vector", "mean", choices=Pooling)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Embedding:
+        return embed.embedding(ctx.model(), texts, p.layer, p.pool)
+
+    def reply(self, facts: Embedding) -> Result:
+        return replies.embed(facts)
+
+
+@register
+class Static(Command[Any, Any]):
+    name, aliases = "static", ("glove",)
+    summary = "GloVe 6B 50d (one vector per word, context-blind) beside the model's contextual vectors"
+    texts = Texts(2, None, "a word and sentences (`w | s1 | s2`) or two sentences (`a | b`)",
+                  "w | s1 | s2 [| ...]  or  static a | b [| ...]")
+    examples = ("static bank | We sat on the river bank. | I deposited money at the bank.",
+                "static A man plays guitar. | Someone is playing an instrument.")
+    phrasings = (
+        'compare GloVe with the model for "w" in "A" and "B"',
+        'static versus contextual embeddings of "w" in "A" and "B"',
+        'does a static word vector see the difference between "A" and "B"?',
+        'how does GloVe score "A" against "B"?',
+        'glove vs contextual for "A" and "B"',
+        'show the context-blind glove vectors for "w" in "A" and "B"',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        strategy: str = param("layer strategy of the word's contextual vector (word mode)", "last",
+                              choices=Strategy, metavar="S")
+        pool: str = param("the model's sentence pooling (sentence mode)", "mean", choices=Pooling, metavar="P")
+        mode: str = param("auto: a single word then 2+ sentences is word mode", "auto", choices=Mode)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return static.static_view(ctx.model(), texts, p.strategy, p.pool, p.mode)
+
+    def reply(self, facts: Any) -> Result:
+        return replies.static(facts)
+
+    def fit(self, slots: Slots) -> float:
+        return WORD_FIRST_BONUS / 2 if slots.word_first and not slots.has_mask else 0.0
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        return word_first(self, slots, always=False)
+
+
+@register
+class Neighbors(Command[Any, Neighbours]):
+    name, aliases = "neighbors", ("neighbours", "nearest")
+    summary = "nearest words by cosine in the model's input embeddings or in GloVe"
+    texts = Texts(1, 1, "one word", "w")
+    examples = ("neighbors bank", "neighbors bank --space glove --k 20")
+    phrasings = (
+        'what words are closest to "w"?',
+        'nearest neighbours of "w"',
+        'which words are similar to "w"?',
+        'find words near "w" in the embedding space',
+        'list the words most like "w"',
+        'what are the neighbors of "w" in GloVe?',
+        'show me the synonyms the model finds for "w"',
+        'which vocabulary tokens lie nearest to "w"?',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        space: str = param("model: the input-embedding matrix; glove: GloVe 6B 50d", "model", choices=Space)
+        k: int = param("how many neighbours", 10, minimum=1, maximum=100, metavar="K")
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Neighbours:
+        return neighbors.nearest(ctx.model(), texts, p.space, p.k)
+
+    def reply(self, facts: Neighbours) -> Result:
+        return replies.neighbors(facts)
+
+    def differ(self, a: Neighbours, b: Neighbours, names: tuple[str, str]) -> str:
+        return replies.neighbors_difference(a, b, names)
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        word = slots.word or (slots.texts[0].split()[-1] if slots.texts else None)
+        return [word.strip(".,?!")] if word else []
+
+
+def word_first(command: Command[Any, Any], slots: Slots, always: bool) -> list[str] | None:
+    """``word`` / ``static``: the word first, then the sentences that contain it (None: the usual texts)."""
+    if slots.word is not None:
+        sentences = [t for t in slots.sentences if t != slots.word]
+        if always or len(sentences) >= 2:
+            return [slots.word, *sentences]
+    if slots.quoted and len(slots.sentences) >= 2:
+        shared = shared_word(slots.rest, slots.sentences, asking_words(command.phrasings))
+        if shared is not None:  # "is bank in 'the river bank' the same vector as in 'a bank loan'?"
+            return [shared, *slots.sentences]
+    return None

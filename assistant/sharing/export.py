@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from markdown_it import MarkdownIt
 
-from assistant.commands.spec import FullTurn as Turn  # a turn with its full result (sharing.full_turns)
+from assistant.session import FullTurn as Turn  # a turn with its full result (sharing.full_turns)
 from assistant.sharing.links import permalink
 from tools.core.results import Artifact, Chart, Result, Table, csv_text, json_value
 from tools.core.text import code, md

@@ -1,6 +1,6 @@
-"""Sharing a conversation (issue 8): permalinks, and what `again` and `history` build on.
+"""Sharing a conversation: permalinks, and what `again` and `history` build on.
 
-The handlers themselves live in :mod:`assistant.conversation`.
+The commands themselves live in :mod:`assistant.commands.conversation`.
 
 A permalink is the page's own address with ``?q=<command line>`` (and ``&model=<name>``);
 opening it runs the command on load. ``again`` rebuilds the previous command line with
@@ -20,7 +20,8 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 import pandas as pd
 
 from assistant.commands.options import Option
-from assistant.commands.spec import CommandSpec, Context, FullTurn, Invocation, Turn
+from assistant.commands.base import Command, Context, Invocation
+from assistant.session import FullTurn, Turn
 from assistant.parsing import parse
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -126,23 +127,7 @@ def _recompute(ctx: Context, turn: Turn) -> Result:
 
 # --- again ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PassThrough(Option):
-    """Any ``--name [value]`` typed after `again`: kept raw, checked later by the re-run command's own row."""
-
-    def convert(self, raw: str | None) -> Any:
-        return raw
-
-
-@dataclass(frozen=True)
-class FollowUpSpec(CommandSpec):
-    """A command row whose options are those of the command it re-runs (unknown until it runs)."""
-
-    def option(self, name: str) -> Option | None:
-        return PassThrough(name, "str", "an option of the previous command")
-
-
-def previous_line(history: Sequence[str], table: Mapping[str, CommandSpec]) -> str:
+def previous_line(history: Sequence[str], table: Mapping[str, Command]) -> str:
     """The last command line of the conversation that is not about the conversation itself."""
     for line in reversed(history):
         verb = line.strip().split(None, 1)[0].lower() if line.strip() else ""
@@ -153,7 +138,7 @@ def previous_line(history: Sequence[str], table: Mapping[str, CommandSpec]) -> s
                     "`attend The cat sat on the mat --layer 1`, then `again --layer 2`.")
 
 
-def merged_line(previous: str, inv: Invocation, table: Mapping[str, CommandSpec],
+def merged_line(previous: str, inv: Invocation, table: Mapping[str, Command],
                 settings: Settings | None = None) -> str:
     """``previous`` with the texts and options of ``again`` (``inv``) merged in, checked by re-parsing.
 

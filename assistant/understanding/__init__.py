@@ -1,7 +1,7 @@
 """Questions in plain English -> the command line that answers them, offline, on the conversation's model.
 
 - ``router``: which row a question asks for (its phrasings embedded by the model; semantic search).
-- ``slots``: the texts a question carries (quotes of every style, a colon, "and" / "vs", blanks).
+- ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 
@@ -19,10 +19,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from assistant.commands.spec import CommandSpec, Invocation, Session
+from assistant.commands.base import Command, Invocation
+from assistant.session import Session
 from assistant.parsing import parse
 from assistant.sharing.links import META, merged_line, previous_line
-from assistant.understanding import fill, router, slots, spoken
+from assistant.commands import slots
+from assistant.understanding import fill, router, spoken
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -58,7 +60,7 @@ class Understanding:
     follow_up: bool = False
 
 
-def is_question(line: str, table: Mapping[str, CommandSpec]) -> bool:
+def is_question(line: str, table: Mapping[str, Command]) -> bool:
     """A line whose first word is a word but not a command (nor a near-miss of one, which the parser
     answers with "did you mean")."""
     stripped = line.strip()
@@ -70,7 +72,7 @@ def is_question(line: str, table: Mapping[str, CommandSpec]) -> bool:
     return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
 
 
-def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, CommandSpec],
+def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, Command],
                settings: Settings) -> Understanding:
     """The command line ``question`` asks for, read on the conversation's model."""
     if len(question) > MAX_QUESTION_CHARS:
@@ -100,7 +102,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
 
 
-def _suggest(question: str, routing: router.Routing, table: Mapping[str, CommandSpec]) -> tuple[str, ...]:
+def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
     """The likeliest rows' lines, filled with the question's texts where they fit, else their examples."""
     lines = []
     for ranked in routing.ranked[:SUGGESTIONS]:
@@ -111,7 +113,7 @@ def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command
     return tuple(dict.fromkeys(lines))
 
 
-def _previous(session: Session, table: Mapping[str, CommandSpec]) -> tuple[str, CommandSpec] | None:
+def _previous(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change."""
     try:
         previous = previous_line(session.history, table)
@@ -121,7 +123,7 @@ def _previous(session: Session, table: Mapping[str, CommandSpec]) -> tuple[str, 
     return None if spec is None or spec.name in META else (previous, spec)
 
 
-def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
+def follow_up(question: str, session: Session, table: Mapping[str, Command],
               settings: Settings) -> Understanding | None:
     """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
 
@@ -153,7 +155,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, CommandSpec],
     return Understanding(line=line, follow_up=True)
 
 
-def another_model(question: str, session: Session, table: Mapping[str, CommandSpec],
+def another_model(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """The previous command on a second model, side by side (``--vs``): "compare that with bert-small",
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
@@ -186,7 +188,7 @@ def another_model(question: str, session: Session, table: Mapping[str, CommandSp
     return Understanding(line=line, follow_up=True)
 
 
-def _new_texts(spec: CommandSpec, previous: str, read: slots.Slots, table: Mapping[str, CommandSpec],
+def _new_texts(spec: Command, previous: str, read: slots.Slots, table: Mapping[str, Command],
                settings: Settings) -> list[str]:
     """New texts for the previous command: a new word replaces only the word ("try the word 'river'")."""
     before = parse(previous, table, settings).texts

@@ -11,7 +11,6 @@ when the best score is low or the runner-up is close: the caller then offers cho
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import weakref
 from collections.abc import Sequence
@@ -21,8 +20,9 @@ import torch
 from sentence_transformers import util
 
 import assistant.understanding.spoken as spoken
-from assistant.commands.spec import CommandSpec
-from assistant.understanding.slots import PLACEHOLDER, Slots, quoted_spans, read
+from assistant.commands.base import Command
+from assistant.commands.options import Option
+from assistant.commands.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.encoding.threads import threads_for
 from tools.models.hub import LoadedModel, ModelHub
@@ -32,10 +32,7 @@ from tools.models.names import split_fast
 MIN_SCORE = 0.3
 #: The best row must beat the runner-up by this much, or the router offers both.
 MIN_MARGIN = 0.015
-#: What the shape of a question's texts adds to a row's score: a blank (``[MASK]``, ``___``) asks for
-#: `mask`; a quoted word then sentences that contain it asks for `word` (or `static`); texts a row
-#: cannot take count against it.
-FIT_BONUS = {"mask": 0.15, "word": 0.06, "static": 0.03}
+#: What quoted texts a command cannot take cost it (a command's own bonuses are its ``fit``).
 FIT_PENALTY = 0.08
 #: The model that routes when the conversation's model has no sentence-transformers pooling.
 FALLBACK_MODEL = "minilm"
@@ -45,7 +42,7 @@ FALLBACK_MODEL = "minilm"
 class Ranked:
     """One row's score for a question: the cosine of its most similar phrasing."""
 
-    spec: CommandSpec
+    spec: Command
     score: float
     phrasing: str
 
@@ -74,7 +71,7 @@ class Routing:
 class _Index:
     """The phrasings of a table, embedded by one model: (rows, the row of each phrasing, vectors)."""
 
-    specs: tuple[CommandSpec, ...]
+    specs: tuple[Command, ...]
     owner: tuple[int, ...]
     phrasings: tuple[str, ...]
     vectors: torch.Tensor
@@ -110,7 +107,7 @@ _INDEXES: dict[str, dict[tuple[tuple[str, int], ...], _Index]] = {}
 _INDEXES_LOCK = threading.Lock()
 
 
-def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
+def _index(lm: LoadedModel, specs: Sequence[Command]) -> _Index:
     key = tuple((s.name, len(s.phrasings)) for s in specs)
     with _INDEXES_LOCK:
         found = _INDEXES.get(lm.key, {}).get(key)
@@ -125,7 +122,7 @@ def _index(lm: LoadedModel, specs: Sequence[CommandSpec]) -> _Index:
         return _INDEXES.setdefault(lm.key, {}).setdefault(key, built)
 
 
-def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routing:
+def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
     """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm``."""
     index = _index(lm, [s for s in specs if s.phrasings])
     framed = frame(question)
@@ -145,24 +142,38 @@ def route(lm: LoadedModel, question: str, specs: Sequence[CommandSpec]) -> Routi
     return Routing(ranked, lm.name)
 
 
-def _all_options(specs: Sequence[CommandSpec]) -> CommandSpec:
+@dataclass(frozen=True)
+class _Everything:
+    """Every command's options as one (the first of each name), to cut options out of a question."""
+
+    specs: Sequence[Command]
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        return tuple({o.name: o for s in self.specs for o in s.options}.values())
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    @property
+    def usage(self) -> str:
+        return " ".join(s.usage for s in self.specs)
+
+
+def _all_options(specs: Sequence[Command]) -> _Everything:
     """One row holding every row's options (the first of each name), to cut options out of a question."""
-    options = {o.name: o for s in specs for o in s.options}
-    return dataclasses.replace(specs[0], options=tuple(options.values()), usage=" ".join(s.usage for s in specs))
+    return _Everything(specs)
 
 
-def fit(spec: CommandSpec, slots: Slots) -> float:
-    """How the question's texts suit the row (see :data:`FIT_BONUS`): a small bonus or penalty."""
-    if slots.has_mask:
-        return FIT_BONUS["mask"] if spec.name == "mask" else 0.0
-    word, sentences = slots.word, slots.sentences
-    if (slots.quoted and word is not None and len(sentences) >= 2
-            and all(word.lower() in s.lower() for s in sentences)):
-        return FIT_BONUS.get(spec.name, 0.0)
+def fit(spec: Command, slots: Slots) -> float:
+    """How the question's texts suit the command: its own bonus for a shape it asks for (a blank asks for
+    `mask`, a word then sentences for `word` / `static`), else a penalty when it cannot take that many texts."""
+    if slots.has_mask or slots.word_first:
+        return spec.fit(slots)
     if not slots.quoted:
         return 0.0
-    least, most = spec.texts
     n = len(slots.texts)
-    if (most == 0 and spec.name not in ("model", "help")) or n < least or (most is not None and n > most):
+    least, most = spec.texts.least, spec.texts.most
+    if most == 0 or n < least or (most is not None and n > most):
         return -FIT_PENALTY
     return 0.0

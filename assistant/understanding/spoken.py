@@ -1,6 +1,6 @@
 """Options said in words ("at layer 4", "with CLS pooling", "in 3D", "top 10") -> the row's real options.
 
-Nothing here lists a command's options: they come from the row itself (``CommandSpec.options``,
+Nothing here lists a command's options: they come from the row itself (``Command.options``,
 their kinds and choices). This module only knows how people *name* an option ("pooling" for
 ``--pool``, "coloured by" for ``--color``) and a few spoken forms of choices ("t-SNE" for
 ``tsne``, "the test split" for ``stsb-test``). A value is kept only when the option converts it.
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.commands.options import Option
-from assistant.commands.spec import CommandSpec
+from assistant.commands.base import Command
 from tools.core.errors import UserError
 
 #: How people name an option (the row's option names are always accepted too).
@@ -90,7 +90,7 @@ class Spoken:
     rest: str = ""
 
 
-def read(text: str, spec: CommandSpec) -> Spoken:
+def read(text: str, spec: Command) -> Spoken:
     """The options of ``spec`` said in ``text`` (a question outside its quotes)."""
     found: dict[str, str] = {}
     cuts: list[tuple[int, int]] = []
@@ -107,7 +107,7 @@ def read(text: str, spec: CommandSpec) -> Spoken:
         cuts.append(span)
 
     for option in spec.options:  # numbers first: "layer 2 head 5", "top 10", "in 3D"
-        if option.kind not in ("int", "float"):
+        if not option.type.numeric:
             continue
         for word in _names(option.name):
             before = re.compile(rf"{_LEAD}\b{word}\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b", re.I)
@@ -121,10 +121,10 @@ def read(text: str, spec: CommandSpec) -> Spoken:
                 m = re.search(rf"{_LEAD}\b{word}\b", text, re.I)
                 if m:
                     keep(option.name, "", m.span())
-        elif option.kind in ("choice", "choices", "str"):
+        elif not option.type.numeric:
             said = [(choice, span) for choice in _values(spec, option)
                     if (span := _choice(text, option.name, choice)) is not None]
-            if option.kind == "choices" and len(said) > 1:  # "mean or max" -> mean,max
+            if option.type.several and len(said) > 1:  # "mean or max" -> mean,max
                 keep(option.name, ",".join(c for c, _ in said), (min(s[0] for _, s in said), max(s[1] for _, s in said)))
             elif said:
                 keep(option.name, *said[0])
@@ -134,7 +134,7 @@ def read(text: str, spec: CommandSpec) -> Spoken:
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
 
 
-def _values(spec: CommandSpec, option: Option) -> tuple[str, ...]:
+def _values(spec: Command, option: Option) -> tuple[str, ...]:
     """The values an option can be said with: its choices, or for a text option the lower-case values
     its usage lists (``--data stsb-dev|stsb-test|FILE`` -> stsb-dev, stsb-test)."""
     if option.choices:

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
+from tools.charts import pairs
+from tools.charts import why as why_charts
 from tools.attention.facts import (
     ARC_SHARE,
     DEP_TO_HEAD,
@@ -254,3 +256,43 @@ def syntax(f: SyntaxAgreement) -> Result:
         artifacts=[npy_artifact("syntax-word-attention.npy", f.word_attention.astype(np.float32)),
                    spec_artifact("syntax-chart.vl.json", chart)],
     )
+
+
+# --- two models side by side (`--vs`) --------------------------------------------------------
+
+def attend_difference(a: AttentionMaps, b: AttentionMaps, names: tuple[str, str]) -> str:
+    """Where the strongest head of each pattern moves between two models, and the largest score gap."""
+    sa, sb = attend(a).table("patterns"), attend(b).table("patterns")
+    patterns = [c for c in sa.columns if c not in ("layer", "head") and not c.startswith("entropy")]
+    moved = []
+    for p in patterns:
+        ra, rb = sa.loc[sa[p].idxmax()], sb.loc[sb[p].idxmax()]
+        if (ra["layer"], ra["head"]) != (rb["layer"], rb["head"]):
+            moved.append(f"{p}: layer {int(ra['layer'])} head {int(ra['head'])} ({ra[p]:.2f}) vs layer "
+                         f"{int(rb['layer'])} head {int(rb['head'])} ({rb[p]:.2f})")
+    text = ("the strongest head for each pattern is the same in both" if not moved
+            else "the strongest head moves for " + "; ".join(moved))
+    if sa.shape == sb.shape:
+        gap = np.abs(sa[patterns].to_numpy(float) - sb[patterns].to_numpy(float))
+        k = np.unravel_index(int(gap.argmax()), gap.shape)
+        text += (f"; per-head pattern scores differ by at most {float(gap.max()):.4f} (layer "
+                 f"{int(sa['layer'][k[0]])} head {int(sa['head'][k[0]])}, {patterns[k[1]]})")
+    return text + "."
+
+
+def attend_versus_charts(a: AttentionMaps, b: AttentionMaps, names: tuple[str, str]) -> list[Chart]:
+    """Both models' pattern scores in one chart, then each view's maps side by side (the every layer x head
+    view is left out: twice is too much to draw)."""
+    ra, rb = attend(a), attend(b)
+    frames = []
+    for name, r in zip(names, (ra, rb)):
+        scores = r.table("patterns")
+        patterns = [c for c in scores.columns if c not in ("layer", "head", "entropy (bits)", "entropy")]
+        long = scores.melt(id_vars=["layer", "head"], value_vars=patterns, var_name="pattern", value_name="score")
+        frames.append(long.assign(model=name))
+    chart = why_charts.pattern_heatmaps(pd.concat(frames, ignore_index=True),
+                                        title="What each head does (mean attention on each pattern)")
+    out = [Chart("patterns", chart)]
+    if ra.settings.get("view") == "model":
+        return out
+    return out + pairs.side_by_side(ra.charts, rb.charts, names)

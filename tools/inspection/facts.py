@@ -8,6 +8,7 @@ Nothing here is prose, except ``warnings``: each comes from the code that knows 
 
 from __future__ import annotations
 
+from enum import Enum
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,13 @@ class FillReasons:
     skipped: int
     explained_limit: int
     baseline: str
+
+
+class Padding(str, Enum):
+    """How ``tokenize`` pads an encoding."""
+
+    LONGEST = "longest"
+    MAX_LENGTH = "max_length"
 
 
 @dataclass(frozen=True)

@@ -159,3 +159,14 @@ def describe(f: ModelFacts) -> Result:
     chart = charts.bars(groups, "block", "parameters", title="Parameters per block", sort=None)
     return Result("model", text, [Table("model", table), Table("parameters", groups)],
                   [Chart("parameters", chart)], model=f.name)
+
+
+def tokenize_difference(a: Tokens, b: Tokens, names: tuple[str, str]) -> str:
+    """Whether two tokenizers split the text the same way, and where they first part."""
+    ta, tb = list(tokenize(a).table("tokens")["token"]), list(tokenize(b).table("tokens")["token"])
+    if ta == tb:
+        return f"both split the text into the same {len(ta)} tokens."
+    k = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
+    first = (f"; the first difference is at position {k} ({code(ta[k], 20) if k < len(ta) else 'end'} vs "
+             f"{code(tb[k], 20) if k < len(tb) else 'end'})")
+    return f"{len(ta)} tokens vs {len(tb)}{first}."

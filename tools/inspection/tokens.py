@@ -10,10 +10,10 @@ from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.timing import timed
 from tools.inspection import replies
-from tools.inspection.facts import Tokens
+from tools.inspection.facts import Padding, Tokens
 from tools.models.hub import LoadedModel, as_model
 
-PADDING = ("longest", "max_length")
+PADDING = tuple(p.value for p in Padding)
 
 
 def tokenization(

@@ -337,3 +337,47 @@ def neighbors(n: Neighbours) -> Result:
     text = f"The {len(frame)} nearest neighbours of **{md(n.word)}** by cosine in {space}, from {query}: {best}."
     return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [], n.source,
                   settings={"space": n.space, "k": n.k})
+
+
+# --- where two models' answers differ (`--vs`) ----------------------------------------------
+
+def compare_difference(a: Comparison, b: Comparison, names: tuple[str, str]) -> str:
+    """One sentence on where two models' comparisons of the same texts differ."""
+    fa, fb = compare(a).tables[0].frame, compare(b).tables[0].frame
+    if "cosine" in fa.columns:
+        parts = [f"{ra.pooling} {ra.cosine:.4f} vs {rb.cosine:.4f} ({rb.cosine - ra.cosine:+.4f})"
+                 for ra, rb in zip(fa.itertuples(), fb.itertuples())]
+        return "cosine " + "; ".join(parts) + "."
+    da, db = fa.set_index("text").to_numpy(float), fb.set_index("text").to_numpy(float)
+    gap = float(np.abs(da - db).max())
+    return (f"the similarity matrices differ by at most {gap:.4f} in a cell; "
+            f"{_best_pair(fa)} is the closest pair for {md(names[0])}, {_best_pair(fb)} for {md(names[1])}.")
+
+
+def _best_pair(frame: pd.DataFrame) -> str:
+    values = frame.set_index("text").to_numpy(float).copy()
+    np.fill_diagonal(values, -np.inf)
+    i, j = np.unravel_index(np.argmax(values), values.shape)
+    return f"{i + 1}–{j + 1}"
+
+
+def word_difference(a: WordInContext, b: WordInContext, names: tuple[str, str]) -> str:
+    """One sentence on the layer strategy whose mean cosine between occurrences moves most between models."""
+    fa, fb = word(a).table("strategies"), word(b).table("strategies")
+    merged = fa.merge(fb, on="strategy", suffixes=(" a", " b"))
+    if merged.empty:
+        return "both answers are below, side by side in each table and chart."
+    diff = merged["mean cosine b"] - merged["mean cosine a"]
+    k = int(diff.abs().idxmax())
+    row = merged.loc[k]
+    return (f"mean cosine between occurrences differs most for the `{row['strategy']}` strategy: "
+            f"{row['mean cosine a']:.4f} vs {row['mean cosine b']:.4f} ({diff[k]:+.4f}).")
+
+
+def neighbors_difference(a: Neighbours, b: Neighbours, names: tuple[str, str]) -> str:
+    """How many neighbours two models share."""
+    na, nb = list(a.neighbours["neighbour"]), list(b.neighbours["neighbour"])
+    shared = [w for w in na if w in set(nb)]
+    only = [w for w in na if w not in set(nb)][:3]
+    rest = f"; only {md(names[0])} has {', '.join(md(w) for w in only)}" if only else ""
+    return f"{len(shared)} of {len(na)} neighbours are shared{rest}."

@@ -101,3 +101,17 @@ def _why_gradients(f: WhyGradients) -> Result:
     tables = [Table("tokens", f.tokens.drop(columns=["label"])), Table("words", f.words),
               Table("completeness", check)]
     return Result("why", text, tables, shown, f.warnings, f.model, settings=settings)
+
+
+def why_difference(a: WhyExact | WhyGradients, b: WhyExact | WhyGradients, names: tuple[str, str]) -> str:
+    """The two cosines and, when both tokenizers agree, the largest gap between token contributions."""
+    ta, tb = why(a).table("tokens"), why(b).table("tokens")
+    ca, cb = round(a.cosine, 6), round(b.cosine, 6)  # as the replies state it
+    text = f"cosine {ca:.4f} vs {cb:.4f} ({cb - ca:+.4f})"
+    if list(ta["token"]) == list(tb["token"]):
+        gaps = np.abs(ta["contribution"].to_numpy() - tb["contribution"].to_numpy())
+        k = int(gaps.argmax())
+        text += f"; token contributions differ by at most {float(gaps.max()):.4f} (at {code(ta['token'][k], 20)})"
+    else:
+        text += "; the two tokenizers split the texts differently"
+    return text + "."

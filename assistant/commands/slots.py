@@ -64,6 +64,12 @@ class Slots:
         return list(self.texts)
 
     @property
+    def word_first(self) -> bool:
+        """A quoted word, then two or more quoted sentences that each contain it (``word`` / ``static``)."""
+        return bool(self.quoted and self.word is not None and len(self.sentences) >= 2
+                    and all(self.word.lower() in s.lower() for s in self.sentences))
+
+    @property
     def has_mask(self) -> bool:
         return any("[MASK]" in t for t in self.texts)
 
@@ -182,3 +188,24 @@ def _target(question: str, texts: list[str]) -> str | None:
         return singles[0]
     match = _TARGET_WORD.search(question)
     return match.group(1) if match else None
+
+
+_PHRASING_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def asking_words(phrasings: tuple[str, ...]) -> frozenset[str]:
+    """Words that ask rather than carry: the general ones and the given phrasings' own words."""
+    own = {w.lower() for p in phrasings for w in _PHRASING_WORD.findall(quoted_free(p))}
+    return ASKING | frozenset(own)
+
+
+def shared_word(outside: str, sentences: list[str], asking: frozenset[str]) -> str | None:
+    """The first unquoted word that every quoted sentence contains as a word: the target the question
+    named without quotes. Asking words ("is", "the", "same") never count."""
+    for word in _PHRASING_WORD.findall(outside):
+        if word.lower() in asking or len(word) < 2:
+            continue
+        pattern = re.compile(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", re.IGNORECASE)
+        if all(pattern.search(sentence) for sentence in sentences):
+            return word
+    return None

@@ -1,0 +1,134 @@
+"""Commands about the tool and its model: help, model, tokenize."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from assistant.commands.base import Command, Context, Texts
+from assistant.commands.options import param
+from assistant.commands.registry import commands, register
+from assistant.commands.slots import Slots
+from tools.core.errors import UserError
+from tools.core.results import Result, Table
+from tools.core.text import code
+from tools.inspection import info, replies, tokens
+from tools.inspection.facts import Padding, Tokens
+
+ORDER = 10
+
+
+@register
+class Help(Command[Any, Result]):
+    name, aliases = "help", ("?", "commands")
+    summary = "the command list, or one command's usage and examples"
+    texts = Texts(0, 1, "a command's name", "[command]")
+    examples = ("help", "help compare")
+    phrasings = (
+        'what can you do?',
+        'what commands are there?',
+        'show me the list of commands',
+        'how do I use this assistant?',
+        'help me, what can I type here?',
+        'which commands exist and what are their options?',
+        'how do I use the attend command?',
+        'what options does the compare command take?',
+        'explain how to type a mask command',
+        'what kinds of questions can I ask?',
+        'I am new here, where do I start?',
+        'give me an overview of this tool',
+    )
+
+    def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
+        if texts:
+            command = ctx.commands.get(texts[0].lower().strip())
+            if command is None:
+                raise UserError(f"There is no command {code(texts[0], 30)}; type `help` for the list.")
+            rows = [{"option": o.usage(), "what it does": o.help,
+                     "default": "" if o.default is None else str(o.default)} for o in command.options]
+            frame = pd.DataFrame(rows, columns=["option", "what it does", "default"])
+            examples = "\n".join(f"- `{e}`" for e in command.examples)
+            aliases = f" (also: {', '.join(command.aliases)})" if command.aliases else ""
+            text = (f"**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`\n\n"
+                    f"Examples:\n{examples}")
+            return Result("help", text, [Table(f"{command.name} options", frame)])
+        frame = pd.DataFrame([{"command": c.name, "usage": c.usage, "what you get": c.summary} for c in commands()])
+        text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
+                "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
+                "`help <command>` shows one command's options and examples.")
+        return Result("help", text, [Table("commands", frame)])
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and table[w].name != "help"]
+        return [table[named[0]].name] if named else []
+
+
+@register
+class Model(Command[Any, Result]):
+    name = "model"
+    summary = "the model's facts (layers, heads, sizes, parameters, device); with a name, switch to it"
+    texts = Texts(0, 1, "a model name", "[name]")
+    examples = ("model", "model minilm")
+    phrasings = (
+        'which model is this?',
+        'how many layers and heads does the model have?',
+        'what is the hidden size of the model?',
+        'how many parameters does this model have?',
+        'tell me about the current model',
+        'switch to another model',
+        'what is the shape of the embedding matrix?',
+        'what is the vocabulary size of the model?',
+        'is the model on the CPU or the GPU?',
+        'what model is loaded?',
+    )
+
+    def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
+        if texts:
+            loaded = ctx.model(texts[0])  # raises before the conversation's model changes
+            ctx.session.model = texts[0].strip()
+            result = replies.describe(info.description(loaded))
+            return dataclasses.replace(result, text=f"Switched this conversation to **{loaded.name}**. " + result.text)
+        return replies.describe(info.description(ctx.model()))
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        return slots.texts[:1] if slots.quoted else []
+
+
+@register
+class Tokenize(Command[Any, Tokens]):
+    name, aliases = "tokenize", ("tokens", "tok")
+    summary = "a row per token: word pieces, special tokens, ids, masks, token types; the decoded round trip"
+    texts = Texts(1, 2, "a text, or a pair `a | b`", "text [| text2]")
+    examples = ("tokenize BERT provides contextual embeddings.",
+                "tokenize Where is the bank? | By the river. --padding max_length --max-length 16")
+    phrasings = (
+        'how is "A" tokenized?',
+        'split "A" into tokens',
+        'what are the word pieces of "A"?',
+        'show me the token ids of "A"',
+        'how does the tokenizer break up "A"?',
+        'how many tokens is "A"?',
+        'what subword pieces does "w" turn into?',
+        'break "w" into wordpieces',
+        'tokenize the pair "A" and "B"',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        max_length: int | None = param("pad to / cut at this many tokens", minimum=1, maximum=100_000)
+        padding: str | None = param("pad the encoding", choices=Padding)
+        truncation: bool = param("cut the input at --max-length (or the model's limit)", False)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Tokens:
+        return tokens.tokenization(ctx.model(), texts, p.max_length, p.padding, p.truncation)
+
+    def reply(self, facts: Tokens) -> Result:
+        return replies.tokenize(facts)
+
+    def differ(self, a: Tokens, b: Tokens, names: tuple[str, str]) -> str:
+        return replies.tokenize_difference(a, b, names)

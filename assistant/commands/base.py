@@ -1,0 +1,175 @@
+"""A command is one object: its parameters, how it computes its facts, how it replies, and how people ask for it.
+
+In the spirit of a transformers pipeline, a command's parameters are sanitised once (the parser converts
+them into its :attr:`Command.Params` dataclass), :meth:`Command.compute` turns texts and parameters into
+the toolkit's facts, and :meth:`Command.reply` turns facts into a :class:`~tools.core.results.Result`
+(the family's ``replies`` module writes the words). A command that can answer on two models side by side
+defines :meth:`Command.differ`, and gets ``--vs MODEL``. The usage line, ``help``, the README's table,
+the parser's options, the router's phrasings and text-shape hints, the MCP tools and ``--vs`` are all
+read from these objects: a new command is one class in one module, registered with
+:func:`assistant.commands.registry.register`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from assistant.commands.options import TEXT, Option, options_of
+from assistant.session import Session
+from assistant.versus import side_by_side
+from tools.benchmark.access import WEB, DataAccess
+from tools.core.config import Settings
+from tools.core.results import Result
+from tools.models.hub import LoadedModel, ModelHub
+
+if TYPE_CHECKING:
+    from assistant.understanding.slots import Slots
+
+P = TypeVar("P")
+F = TypeVar("F")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A parsed command line: the verb, its texts and its converted options."""
+
+    verb: str
+    texts: list[str]
+    options: dict[str, Any]
+    line: str = ""
+
+
+@dataclass
+class Context:
+    """What a command may use: this conversation, the app's hub and settings, progress, file access.
+
+    The hub and settings are the app's own (``ModelHub(settings)``), never a process-wide default.
+    """
+
+    session: Session
+    hub: ModelHub
+    settings: Settings
+    progress: Callable[[float, str], None] = field(default=lambda fraction, message: None)
+    #: The command table, for commands that run other commands (`again`, `export`); given by dispatch.
+    commands: Mapping[str, Command[Any, Any]] = field(default_factory=dict)
+    access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
+
+    def model(self, name: str | None = None) -> LoadedModel:
+        """The named model, or this conversation's model."""
+        return self.hub.get(name or self.session.model or self.settings.model)
+
+    def on(self, model: str) -> Context:
+        """The same context with ``model`` as the conversation's model (a copy; the session is not changed)."""
+        return dataclasses.replace(self, session=dataclasses.replace(self.session, model=model))
+
+
+@dataclass(frozen=True)
+class Texts:
+    """What texts a command takes.
+
+    Attributes:
+        least, most: how many (``most`` None: up to the configured limit, ASSISTANT_MAX_TEXTS).
+        hint: what the texts are, for the sentence that asks for them.
+        grammar: how they are written in the usage line (``a | b [| c ...]``).
+    """
+
+    least: int = 0
+    most: int | None = 0
+    hint: str = ""
+    grammar: str = ""
+
+
+@dataclass(frozen=True)
+class NoParams:
+    """A command without options."""
+
+
+VS = Option("vs", TEXT, "also answer with this model, side by side (minilm:int8, bert-small, a local folder)",
+            metavar="MODEL")
+
+
+class Command(Generic[P, F]):
+    """One command. Subclasses set the class attributes and define :meth:`compute` (and :meth:`reply`).
+
+    Attributes:
+        name: the verb.
+        summary: one line for the command list.
+        texts: what texts it takes (:class:`Texts`).
+        examples: full command lines that work (the first one is the page's example).
+        aliases: other verbs that mean the same.
+        phrasings: questions in plain English it answers (``"A"``, ``"w"`` stand for quoted texts); the
+            router compares a question with them.
+        Params: the parameter dataclass; its fields are the ``--options``.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    texts: ClassVar[Texts] = Texts()
+    examples: ClassVar[tuple[str, ...]] = ()
+    aliases: ClassVar[tuple[str, ...]] = ()
+    phrasings: ClassVar[tuple[str, ...]] = ()
+    Params: ClassVar[type] = NoParams
+
+    def compute(self, ctx: Context, texts: list[str], params: P) -> F:
+        """The facts: numbers and choices, no words."""
+        raise NotImplementedError
+
+    def reply(self, facts: F) -> Result:
+        """The words, tables and charts of the facts (the family's ``replies``); a Result is its own reply."""
+        assert isinstance(facts, Result), f"{type(self).__name__} must define reply()"
+        return facts
+
+    #: Defined by commands that answer on two models side by side: the sentence on where two answers differ.
+    differ: ClassVar[Callable[..., str] | None] = None
+
+    def versus_charts(self, a: F, b: F, names: tuple[str, str]) -> list[Any] | None:
+        """Charts for a side-by-side reply, when two single charts side by side would not do (None: those)."""
+        return None
+
+    # --- what the router reads ----------------------------------------------------------------
+
+    def fit(self, slots: Slots) -> float:
+        """How well a question's texts suit this command, beyond its phrasings (a small bonus, 0 by default)."""
+        return 0.0
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        """The texts this command takes from a question's slots, when its shape is special (None: the usual)."""
+        return None
+
+    # --- generated -------------------------------------------------------------------------
+
+    @property
+    def takes_vs(self) -> bool:
+        return self.differ is not None
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        own = options_of(self.Params)
+        return (*own, VS) if self.takes_vs else own
+
+    @property
+    def usage(self) -> str:
+        parts = [self.name, self.texts.grammar, *(f"[{o.usage()}]" for o in self.options)]
+        return " ".join(p for p in parts if p)
+
+    @property
+    def texts_hint(self) -> str:
+        return self.texts.hint
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def params(self, options: Mapping[str, Any]) -> P:
+        """The parameter dataclass from the parser's converted options (``--vs`` is not a parameter)."""
+        return self.Params(**{k: v for k, v in options.items() if k != "vs"})
+
+    def run(self, ctx: Context, inv: Invocation) -> Result:
+        """Compute and reply; with ``--vs``, on both models, the answers joined side by side."""
+        other = (inv.options.get("vs") or "").strip() if self.takes_vs else ""
+        params = self.params(inv.options)
+        if not other:
+            return self.reply(self.compute(ctx, inv.texts, params))
+        return side_by_side(self, ctx, inv.texts, params, other)

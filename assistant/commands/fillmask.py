@@ -1,0 +1,63 @@
+"""The fill-mask command: mask (and mask --why)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.commands.base import Command, Context, Texts
+from assistant.commands.options import param
+from assistant.commands.registry import register
+from assistant.commands.slots import Slots
+from tools.core.results import Result
+from tools.inspection import mask_why, masking, replies
+from tools.inspection.facts import FillReasons
+
+ORDER = 30
+#: What a blank in a question (``[MASK]``, ``___``) adds to this command's score.
+BLANK_BONUS = 0.15
+
+
+@register
+class Mask(Command[Any, Any]):
+    name, aliases = "mask", ("fill", "fill-mask", "unmask")
+    summary = "top-K fills per [MASK] with probabilities, a greedy joint filling, and what the mask attended to"
+    texts = Texts(1, 1, "one text with `[MASK]` (or `<mask>`) where a word is missing", "text with [MASK]")
+    examples = ("mask The [MASK] sat on the mat.",
+                "mask Paris is the [MASK] of [MASK]. --top 10",
+                "mask The <mask> sat on the mat. --model bert-small",
+                "mask The [MASK] sat on the mat. --why")
+    phrasings = (
+        'what word fills the blank in "A"?',
+        'predict the missing word in "A [MASK]"',
+        'fill in the blank: the ___ sat on the mat',
+        'what does the model put in place of [MASK] in "A"?',
+        'guess the masked token in "A"',
+        'complete the sentence "A" where the word is missing',
+        'what goes in the gap?',
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        top: int = param("candidates per mask", 5, minimum=1, maximum=50, metavar="K")
+        model: str | None = param("the masked-LM model to predict with (default: this conversation's model when "
+                                  "it has a masked-LM head, else ASSISTANT_MLM_MODEL)", metavar="name")
+        why: bool = param("also show which input tokens drove each mask's top fill (integrated gradients on its "
+                          "logit)", False)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
+        if p.why:
+            return mask_why.explanation(ctx.model(), texts, p.top, p.model, fallback, ctx.hub)
+        return masking.filling(ctx.model(), texts, p.top, p.model, fallback, ctx.hub)
+
+    def reply(self, facts: Any) -> Result:
+        return replies.mask_why(facts) if isinstance(facts, FillReasons) else replies.mask(facts)
+
+    def fit(self, slots: Slots) -> float:
+        return BLANK_BONUS if slots.has_mask else 0.0
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        masked = [t for t in slots.texts if "[MASK]" in t]
+        return masked[:1] or ([slots.payload] if "[MASK]" in slots.payload else [])
