@@ -12,7 +12,7 @@ import pytest
 from assistant.session import Session
 from assistant.dispatch import execute
 from assistant.render.vega import vegalite_version
-from assistant.versus import VERSUS
+from assistant.commands.registry import COMMANDS
 from tests.test_masking import build_tiny
 from tools.core.config import Settings
 from tools.models.hub import ModelHub
@@ -128,7 +128,8 @@ def test_bad_vs_is_one_sentence(run, line, words):
     reply = run(line, Session(model="minilm"))
     assert not reply.ok and words in reply.error, reply.error
     if "does not take" in words:
-        assert all(f"`{verb}`" in reply.error for verb in VERSUS)
+        assert all(f"`{c.name}`" in reply.error for c in COMMANDS if c.takes_vs)
+        assert {c.name for c in COMMANDS if c.takes_vs} == {"compare", "word", "tokenize", "attend", "neighbors", "why"}
 
 
 @pytest.mark.browser
