@@ -18,6 +18,7 @@ from assistant.commands.base import Context, Invocation  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.commands.registry import COMMANDS, TABLE  # noqa: E402
 from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
+from assistant.store import ResultStore  # noqa: E402
 from assistant.render.terminal import write_downloads  # noqa: E402
 from assistant.render.html import reply_payload  # noqa: E402
 from assistant.render.vega import bundle_path  # noqa: E402
@@ -74,6 +75,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
     visitors = Visitors(settings)
+    store = ResultStore(settings.results_mb * 2**20)  # the latest full results of every visitor, one byte cap
 
     def respond(line: str, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
@@ -86,7 +88,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
             reply = Reply(line or "", error=switch_error)
         else:
             reply = execute(line or "", session, hub, settings,
-                            progress=lambda fraction, message: progress(fraction, desc=message))
+                            progress=lambda fraction, message: progress(fraction, desc=message), store=store)
         turn = session.turns[-1] if reply.ok and session.turns else None
         link = ""
         if turn is not None and turn.command not in META:  # every answer carries its permalink
@@ -126,7 +128,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         """
         session = Session(model=model or "")
         try:
-            return execute(command, session, hub, settings).to_json()
+            return execute(command, session, hub, settings, store=store).to_json()
         finally:
             session.close()  # one call, one conversation: nothing of it stays on the server
 

@@ -26,7 +26,7 @@ from assistant.commands.base import Context
 from assistant.session import Session
 from assistant.commands.registry import TABLE
 from assistant.parsing import parse
-from assistant.store import chart_frames
+from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
@@ -70,6 +70,7 @@ def execute(
     settings: Settings | None = None,
     progress: Callable[[float, str], None] | None = None,
     access: DataAccess = WEB,
+    store: ResultStore | None = None,
 ) -> Reply:
     """Run one command line in a conversation.
 
@@ -77,9 +78,12 @@ def execute(
     other exception is logged with its traceback and a reference id, and the
     user gets one sentence naming that id. The session keeps its state either way.
     ``access`` says which files ``--data`` may read: :data:`tools.benchmark.access.WEB` (data folders
-    and uploads) unless the caller is the command line (:meth:`DataAccess.local`).
+    and uploads) unless the caller is the command line (:meth:`DataAccess.local`). ``store`` keeps the
+    latest full results for exports: the app's one store (a conversation of its own otherwise).
     """
     settings = settings or hub.settings
+    if session.store is None:
+        session.store = store or ResultStore(settings.results_mb * 2**20)
     verb = ""
     work = _private_copy(session)
     ran, routed = line.strip(), is_question(line, TABLE)

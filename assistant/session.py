@@ -2,7 +2,8 @@
 
 A :class:`Turn` keeps the command line, the model, the settings, the time and the
 answer's text: a few hundred bytes. The full results of the latest replies live in the
-process-wide :mod:`assistant.store` under one byte cap; ``export`` recomputes anything
+app's :class:`~assistant.store.ResultStore` under one byte cap (given to the conversation by
+:func:`assistant.dispatch.execute`); ``export`` recomputes anything
 older (:func:`assistant.sharing.links.full_turns`). Downloads are written into the
 conversation's own temporary folder (:meth:`Session.downloads_dir`), which
 :meth:`Session.close` deletes with the conversation's stored results.
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant.store import results
+from assistant.store import ResultStore
 from tools.core.results import Result, json_value
 
 #: How many answered commands a conversation lists for `history` and `export` (older ones are dropped).
@@ -70,15 +71,24 @@ class Session:
     model: str = ""
     mlm_model: str = ""  # the page's masked-LM pick for `mask` ("" = ASSISTANT_MLM_MODEL)
     uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data)
-    history: list[str] = field(default_factory=list)
-    turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history` and `export`
+    turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history`, `again` and `export`
     base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
     rerun: str = ""  # set by `again`: the line it really ran, remembered in its place
     id: str = ""  # made on first use: see `key`
     answered: int = 0  # commands answered so far (the number of the latest turn)
+    store: ResultStore | None = field(default=None, compare=False, repr=False)  # the app's, shared by visitors
     # the server's own bookkeeping: not copied into a command's private copy, never merged back
     downloads: str = field(default="", init=False)  # this conversation's downloads folder, once made
     closed: bool = field(default=False, init=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and deep-copied without the app's store (a copy is given the store again when it runs)."""
+        return {**self.__dict__, "store": None}
+
+    @property
+    def history(self) -> list[str]:
+        """The answered command lines, oldest first."""
+        return [t.line for t in self.turns]
 
     @property
     def key(self) -> str:
@@ -93,17 +103,15 @@ class Session:
         self.answered += 1
         turn = Turn(line, self.model, result.command, result.text,
                     {k: json_value(v) for k, v in result.settings.items()}, result.elapsed_ms, self.answered)
-        self.history.append(line)
-        del self.history[:-MAX_TURNS]
         self.turns.append(turn)
         del self.turns[:-MAX_TURNS]
-        if not self.closed:
-            results().put(self.key, self.answered, result)
+        if not self.closed and self.store is not None:
+            self.store.put(self.key, self.answered, result)
         return turn
 
     def stored(self, turn: Turn) -> Result | None:
         """The full result of ``turn`` when it is still stored (the latest replies), else None."""
-        return results().get(self.key, turn.number) if turn.number else None
+        return self.store.get(self.key, turn.number) if turn.number and self.store is not None else None
 
     def downloads_dir(self, fresh: bool = False) -> Path:
         """This conversation's downloads folder (made on first use); ``fresh`` empties it first."""
@@ -121,8 +129,8 @@ class Session:
         Safe to call more than once; the conversation's lines stay readable until it is dropped.
         """
         self.closed = True
-        if self.id:
-            results().drop(self.id, self.answered)
+        if self.id and self.store is not None:
+            self.store.drop(self.id, self.answered)
         if self.downloads:
             shutil.rmtree(self.downloads, ignore_errors=True)
             self.downloads = ""

@@ -10,10 +10,8 @@ are deterministic and encodings are cached).
 
 from __future__ import annotations
 
-import threading
 
 from tools.core.cache import ByteLRU, CacheStats
-from tools.core.config import Settings
 from tools.core.results import Result
 
 #: Full results kept per conversation: its latest replies.
@@ -80,16 +78,3 @@ class ResultStore:
     def stats(self) -> CacheStats:
         """Entries and bytes held now."""
         return self._lru.stats()
-
-
-_STORE: ResultStore | None = None
-_STORE_LOCK = threading.Lock()
-
-
-def results() -> ResultStore:
-    """The process's store, sized by ``ASSISTANT_RESULTS_MB`` when first used."""
-    global _STORE
-    with _STORE_LOCK:
-        if _STORE is None:
-            _STORE = ResultStore(Settings.from_env().results_mb * 2**20)
-        return _STORE

@@ -18,10 +18,12 @@ from common import machine
 
 from assistant.dispatch import execute
 from assistant.session import Session
-from assistant.store import results
+from assistant.store import ResultStore
 from tools.core.config import Settings
 from tools.models.hub import ModelHub
 
+#: The app's one result store, shared by every conversation (as ``assistant.app.build`` makes it).
+STORE = ResultStore(Settings.from_env().results_mb * 2**20)
 LINES = ("attend The cat sat on the mat because it was tired.",
          "compare A cat sat on the mat. | A kitten sat on the rug. | The bank raised its rates.",
          "tokenize We sat on the river bank.")
@@ -39,7 +41,7 @@ def conversations(hub: ModelHub, n: int, close: bool) -> list[Session]:
     for _ in range(n):
         session = Session()
         for line in LINES:
-            assert execute(line, session, hub).ok
+            assert execute(line, session, hub, store=STORE).ok
         if close:
             session.close()
         else:
@@ -65,7 +67,7 @@ def main() -> None:
     print(f"{args.sessions} conversations x {len(LINES)} commands")
     print(f"  closed: RSS {base:.1f} -> {closed:.1f} MB, {(closed - base) * 1024 / args.sessions:.1f} KB each")
     print(f"  kept open (peer): RSS {closed:.1f} -> {opened:.1f} MB, {(opened - closed) * 1024 / args.sessions:.1f} KB "
-          f"each; store {results().stats().describe()}")
+          f"each; store {STORE.stats().describe()}")
     print(f"  conversations held: {len(kept)}; load average {os.getloadavg()}")
 
 

@@ -59,21 +59,22 @@ def _value_for(option) -> st.SearchStrategy[str | None]:
     """A value this option accepts (mostly), so the model work behind the command runs too."""
     if option.is_flag:
         return st.none()
-    if option.kind == "choice":
+    kind = option.type
+    if kind.choices and not kind.several:
         return st.one_of(st.sampled_from(option.choices), st.sampled_from(option.choices).map(str.upper))
-    if option.kind == "choices":
+    if kind.choices:
         return st.lists(st.sampled_from(option.choices), min_size=1, max_size=3, unique=True).map(",".join)
-    if option.kind == "int":
-        lo = -2 if option.minimum is None else int(option.minimum)
-        hi = 14 if option.maximum is None else int(option.maximum)
+    if kind.numeric and kind.whole:
+        lo = -2 if kind.minimum is None else int(kind.minimum)
+        hi = 14 if kind.maximum is None else int(kind.maximum)
         return st.one_of(st.integers(lo, min(hi, lo + 60)), st.just(hi)).map(str)
-    if option.kind == "float":
+    if kind.numeric:
         return st.floats(-1, 6, allow_nan=False).map(lambda v: f"{v:.3g}")
     return st.one_of(st.sampled_from(["minilm", "stsb-dev", "bert-small", "x"]), unicode_text)
 
 
 def _command(spec) -> st.SearchStrategy[str]:
-    least, most = spec.texts
+    least, most = spec.texts.least, spec.texts.most
     most = 4 if most is None else min(most, 4)
     sentence = st.lists(word, min_size=1, max_size=8).map(" ".join)
     texts = st.lists(sentence, min_size=least, max_size=max(least, most))

@@ -14,6 +14,7 @@ import threading
 import pytest
 
 from assistant.commands.base import Command as CommandSpec
+from assistant.commands.registry import registered
 from assistant.session import Session
 from assistant.commands.registry import TABLE
 from assistant.dispatch import chart_rows, execute
@@ -107,17 +108,19 @@ def slow_command(monkeypatch):
     seen: dict[str, object] = {}
     marker = contextvars.ContextVar("marker", default="unset")
 
-    def handler(ctx, inv):
-        seen["marker"] = marker.get()
-        release.wait(60)
-        ctx.session.model = "switched-by-the-abandoned-command"
-        finished.set()
-        from tools.core.results import Result
-        return Result("sleepy", "done")
+    class Sleepy(CommandSpec):
+        name, summary = "sleepy", "waits"
 
-    spec = CommandSpec("sleepy", "waits", "sleepy", ("sleepy",), handler)
-    monkeypatch.setitem(TABLE, "sleepy", spec)
-    return release, finished, seen, marker
+        def compute(self, ctx, texts, params):
+            seen["marker"] = marker.get()
+            release.wait(60)
+            ctx.session.model = "switched-by-the-abandoned-command"
+            finished.set()
+            from tools.core.results import Result
+            return Result("sleepy", "done")
+
+    with registered(Sleepy):
+        yield release, finished, seen, marker
 
 
 def test_a_command_over_the_time_limit_gives_up_and_the_app_keeps_serving(hub, lm, slow_command):

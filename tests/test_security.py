@@ -23,6 +23,7 @@ import pytest
 import torch
 
 from assistant.commands.base import Command as CommandSpec
+from assistant.commands.registry import registered
 from assistant.session import Session
 from assistant.commands.registry import TABLE
 from assistant.dispatch import execute
@@ -159,11 +160,13 @@ def test_a_model_that_fails_to_load_leaves_the_previous_one_working(safe_hub, lm
 
 def test_an_unexpected_exception_is_one_sentence_with_a_reference_logged_with_its_traceback(
         run, lm, monkeypatch, caplog):
-    def broken(ctx, inv):
-        return {}["no such key"]
+    class Crash(CommandSpec):
+        name, summary = "crash", "fails"
 
-    monkeypatch.setitem(TABLE, "crash", CommandSpec("crash", "fails", "crash", ("crash",), broken))
-    with caplog.at_level(logging.ERROR, logger="assistant"):
+        def compute(self, ctx, texts, params):
+            return {}["no such key"]
+
+    with registered(Crash), caplog.at_level(logging.ERROR, logger="assistant"):
         reply = run("crash")
     assert not reply.ok
     ref = reply.error.split("reference ")[1][:8]

@@ -74,12 +74,15 @@ class Texts:
         least, most: how many (``most`` None: up to the configured limit, ASSISTANT_MAX_TEXTS).
         hint: what the texts are, for the sentence that asks for them.
         grammar: how they are written in the usage line (``a | b [| c ...]``).
+        word_first: the first text is one word (``word``, ``static``, ``neighbors``): a follow-up that names
+            a new word replaces only it.
     """
 
     least: int = 0
     most: int | None = 0
     hint: str = ""
     grammar: str = ""
+    word_first: bool = False
 
 
 @dataclass(frozen=True)

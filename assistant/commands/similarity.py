@@ -113,7 +113,8 @@ class Word(Command[Any, WordInContext]):
     name, aliases = "word", ("word-in-context", "wic")
     summary = ("one word's vector in each sentence (pieces averaged), cosine between every pair of occurrences "
                "per layer strategy, against baselines")
-    texts = Texts(2, None, "a word, then sentences that contain it: `w | s1 | s2`", "w | s1 | s2 [| ...]")
+    texts = Texts(2, None, "a word, then sentences that contain it: `w | s1 | s2`", "w | s1 | s2 [| ...]",
+                  word_first=True)
     examples = (
         "word bank | We sat on the river bank. | The boat drifted to the bank of the river. | "
         "I deposited money at the bank.",
@@ -189,7 +190,7 @@ class Static(Command[Any, Any]):
     name, aliases = "static", ("glove",)
     summary = "GloVe 6B 50d (one vector per word, context-blind) beside the model's contextual vectors"
     texts = Texts(2, None, "a word and sentences (`w | s1 | s2`) or two sentences (`a | b`)",
-                  "w | s1 | s2 [| ...]  or  static a | b [| ...]")
+                  "w | s1 | s2 [| ...]  or  static a | b [| ...]", word_first=True)
     examples = ("static bank | We sat on the river bank. | I deposited money at the bank.",
                 "static A man plays guitar. | Someone is playing an instrument.")
     phrasings = (
@@ -225,7 +226,7 @@ class Static(Command[Any, Any]):
 class Neighbors(Command[Any, Neighbours]):
     name, aliases = "neighbors", ("neighbours", "nearest")
     summary = "nearest words by cosine in the model's input embeddings or in GloVe"
-    texts = Texts(1, 1, "one word", "w")
+    texts = Texts(1, 1, "one word", "w", word_first=True)
     examples = ("neighbors bank", "neighbors bank --space glove --k 20")
     phrasings = (
         'what words are closest to "w"?',

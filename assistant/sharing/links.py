@@ -117,7 +117,7 @@ def _recompute(ctx: Context, turn: Turn) -> Result:
         return text_only
     try:
         inv = parse(turn.line, ctx.commands, ctx.settings)
-        session = dataclasses.replace(ctx.session, model=turn.model, history=[], turns=[])
+        session = dataclasses.replace(ctx.session, model=turn.model, turns=[])
         result = ctx.commands[inv.verb].run(dataclasses.replace(ctx, session=session), inv)
     except UserError as exc:
         note = f"This turn could not be recomputed for the export ({exc}); its answer's text is as it was."

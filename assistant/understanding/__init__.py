@@ -192,6 +192,6 @@ def _new_texts(spec: Command, previous: str, read: slots.Slots, table: Mapping[s
                settings: Settings) -> list[str]:
     """New texts for the previous command: a new word replaces only the word ("try the word 'river'")."""
     before = parse(previous, table, settings).texts
-    if spec.name in fill.WORD_FIRST | {"neighbors"} and read.word is not None and len(read.texts) == 1:
+    if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]
     return list(read.texts)
