@@ -6,7 +6,9 @@ invocation, did-you-mean), ``understanding`` (a question in words -> a command l
 (``--vs``: one command on two models), ``session``, ``store`` and ``visitors`` (what a
 conversation keeps, and when it is freed), ``conversation`` (again, history, export),
 ``sharing`` (permalinks, exports), ``render`` (the page's payload, terminal text),
-``app`` (the Gradio page) and ``__main__`` (the command line).
+``app`` (the Gradio page), ``mcp_server`` (the agent face: one MCP tool per command, served at
+``/mcp`` on the page's server) and ``__main__`` (the command line).
 
-May import: ``tools`` and gradio (``app`` only); ``tools`` never imports this package.
+May import: ``tools``, gradio (``app`` only) and the MCP SDK (``mcp_server`` only); ``tools`` never
+imports this package.
 """

@@ -27,15 +27,15 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
         p.add_argument("--port", type=int, default=7860)
         p.add_argument("--share", action="store_true", help="ask Gradio for a public link")
-        p.add_argument("--mcp", action="store_true", help="also serve the `run` API as an MCP tool "
-                       "(at /gradio_api/mcp/; needs gradio[mcp])")
+        p.add_argument("--mcp", action="store_true", help="also serve MCP for agents at http://HOST:PORT/mcp "
+                       "(streamable HTTP): one tool per command, and run")
     for p in (serve, run):
         p.add_argument("--model", dest="sub_model", help=argparse.SUPPRESS)
         p.add_argument("--device", dest="sub_device", help=argparse.SUPPRESS)
     _limit_flags(parser, serve, run)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "transformers", "sentence_transformers"):
+    for noisy in ("httpx", "transformers", "sentence_transformers", "mcp"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     from transformers.utils import logging as hf_logging
 

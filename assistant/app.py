@@ -1,4 +1,5 @@
-"""The Gradio page: conversation log, command box, side panel, downloads, and the ``run`` API."""
+"""The Gradio page: conversation log, command box, side panel, downloads, the ``run`` API, and (``--mcp``)
+the agent face at ``/mcp`` on the same server."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from assistant.commands.base import Context, Invocation  # noqa: E402
 from assistant.session import Session  # noqa: E402
 from assistant.commands.registry import COMMANDS, TABLE  # noqa: E402
 from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
+from assistant.mcp_server import PATH as MCP_PATH, AgentFace, guarded, tools as agent_tools  # noqa: E402
 from assistant.store import ResultStore  # noqa: E402
 from assistant.render.terminal import write_downloads  # noqa: E402
 from assistant.render.html import reply_payload  # noqa: E402
@@ -259,19 +261,25 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
 
     ``host``/``port`` None: Gradio's GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (a Space sets them).
     ``share``: ask Gradio for a public link; with none to be had (no network) say so and keep serving.
-    ``mcp``: also serve the ``run`` API as an MCP tool (None: the GRADIO_MCP_SERVER variable decides).
+    ``mcp``: also serve the agent face, one MCP tool per command, at ``/mcp`` (streamable HTTP) on the same
+    server (None: the GRADIO_MCP_SERVER variable decides). Gradio's own MCP layer stays off.
     """
+    if mcp is None:
+        mcp = os.environ.get("GRADIO_MCP_SERVER", "").strip().lower() in ("1", "true", "yes")
     hub = ModelHub(settings)
     hub.get(settings.model)  # the first visitor's command finds the default model loaded
     log.info("Loaded %s; serving.", settings.model)
     demo = build(hub, settings)
-    demo.launch(server_name=host, server_port=port, share=share, mcp_server=mcp, prevent_thread_lock=True,
-                **launch_options(settings))
+    face = AgentFace(hub, settings, guard=guarded(host, share)) if mcp else None
+    demo.launch(server_name=host, server_port=port, share=share, mcp_server=False, prevent_thread_lock=True,
+                app_kwargs={"lifespan": face.lifespan} if face else None, **launch_options(settings))
     if share and not demo.share_url:
         log.warning("No public link could be made (Gradio's share service is unreachable from here); "
                     "the assistant keeps serving at %s", demo.local_url)
-    if demo.mcp_server:
-        log.info("MCP server: %sgradio_api/mcp/ (schema at %sgradio_api/mcp/schema)", demo.local_url, demo.local_url)
+    if face is not None:
+        where = (demo.share_url or demo.local_url).rstrip("/") + MCP_PATH
+        log.info("MCP server (streamable HTTP): %s, %d tools (one per command, and run)", where,
+                 len(agent_tools(settings)))
     demo.block_thread()
 
 

@@ -8,11 +8,8 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 import urllib.request
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -24,6 +21,7 @@ from assistant.commands.registry import TABLE
 from assistant.sharing.export import html_page, markdown_zip, pipe_table
 from assistant.sharing.links import full_turns, page_address, permalink
 from tests.conftest import ROOT, free_port
+from tests.servers import Server, mcp_session, offline_env
 
 CAT = "attend The cat sat on the mat --layer 1 --head 3"
 COMPARE = "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."
@@ -188,64 +186,13 @@ def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_i
     assert vectors.forward_batch.__name__ == "forward_batch"
     (tmp_path / "spaces.py").write_text(FAKE_SPACES)  # stands in for the package a ZeroGPU Space has
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                         env={**_offline_env(), "SPACES_ZERO_GPU": "true",
+                         env={**offline_env(), "SPACES_ZERO_GPU": "true",
                               "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["on_gpu", "['forward_batch']"]  # one batch, one wrapped forward pass
 
 
 # --- the Space bundle, --share and --mcp as real processes ----------------------------------
-
-class Server:
-    """A server process the test starts and stops, its output collected as it comes."""
-
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}/"
-        self.lines: list[str] = []
-        self.proc = subprocess.Popen(args, cwd=cwd, env=env, text=True, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT)
-        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, "")),
-                                       daemon=True)
-        self.reader.start()
-
-    @property
-    def log(self) -> str:
-        return "".join(self.lines)
-
-    def wait(self, ready: Callable[[], bool], what: str, seconds: float = 240) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if ready():
-                return
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the server exited with {self.proc.returncode}: {self.log[-3000:]}")
-            time.sleep(0.5)
-        raise AssertionError(f"no {what} within {seconds:.0f} s: {self.log[-3000:]}")
-
-    def answers(self) -> bool:
-        try:
-            with urllib.request.urlopen(self.url, timeout=5) as response:
-                return response.status == 200
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def _offline_env(**extra: str) -> dict[str, str]:
-    """The environment of a server the tests start: no PYTHONPATH, and every outside request fails fast."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    env.update({"GRADIO_ANALYTICS_ENABLED": "False", "HTTP_PROXY": "http://127.0.0.1:9",
-                "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1"})
-    env.update(extra)
-    return env
-
 
 def test_space_bundle_front_matter_and_pins_match_the_repository():
     sys.path.insert(0, str(ROOT / "spaces"))
@@ -302,7 +249,7 @@ def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client
                            text=True, timeout=120)
     assert again.returncode == 2 and "is not empty" in again.stderr
     port = free_port()
-    server = Server([str(python), "app.py"], out, _offline_env(GRADIO_SERVER_PORT=str(port)), port)
+    server = Server([str(python), "app.py"], out, offline_env(GRADIO_SERVER_PORT=str(port)), port)
     try:
         server.wait(server.answers, "page")
         client = Client(server.url, verbose=False)
@@ -314,23 +261,24 @@ def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client
         server.stop()
 
 
-def test_share_without_network_says_so_and_mcp_lists_the_run_tool():
+def test_share_without_network_says_so_and_mcp_serves_the_command_tools():
     port = free_port()
     server = Server([sys.executable, "-m", "assistant", "serve", "--port", str(port), "--share", "--mcp"], ROOT,
-                    _offline_env(PYTHONPATH=str(ROOT)), port)
+                    offline_env(PYTHONPATH=str(ROOT)), port)
     try:
         server.wait(lambda: "No public link could be made" in server.log, "word about the public link")
+        server.wait(lambda: "MCP server" in server.log, "word about the MCP server")
         assert server.answers()  # and it keeps serving
-        with urllib.request.urlopen(f"{server.url}gradio_api/mcp/schema", timeout=30) as response:
-            schema = json.loads(response.read())
+        assert f"MCP server (streamable HTTP): {server.url}mcp" in server.log  # no share link: the local address
+        listed = mcp_session(f"{server.url}mcp", lambda session: session.list_tools()).tools
     finally:
         server.stop()
-    tools = {tool["name"]: tool for tool in schema}
-    assert list(tools) == ["run"], list(tools)  # the page's own events stay private
+    tools = {tool.name: tool for tool in listed}
+    assert {"compare", "attend", "benchmark", "run"} <= set(tools) and "export" not in tools
     run_tool = tools["run"]
-    assert "embedding-assistant command line" in run_tool["description"]
-    properties = run_tool["inputSchema"]["properties"]
-    assert properties["command"]["type"] == "string" and "compare" in properties["command"]["description"]
+    assert "command line" in run_tool.description
+    properties = run_tool.inputSchema["properties"]
+    assert properties["command"]["type"] == "string" and "question" in properties["command"]["description"]
     assert properties["model"]["type"] == "string" and "minilm" in properties["model"]["description"]
 
 
