@@ -137,3 +137,16 @@ def test_stsb_sentences_and_the_size_limit(lm, stsb_dir):
         layer_similarity(lm, sentences=5000)
     with pytest.raises(UserError, match="auto, biased, debiased"):
         layer_similarity(lm, SENTENCES, estimator="unbiased-ish")
+
+
+def test_progress_is_reported_and_a_cancelled_command_stops(lm):
+    from tools.core import cancel
+
+    seen = []
+    layer_similarity(lm, SENTENCES, progress=lambda done, what: seen.append((done, what)))
+    assert seen and seen[-1][0] == 1.0 and all(0.0 <= d <= 1.0 for d, _ in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    token = cancel.CancelToken()
+    token.cancel("past the time limit")
+    with cancel.scope(token), pytest.raises(cancel.Cancelled, match="past the time limit"):
+        layer_similarity(lm, SENTENCES)
