@@ -216,7 +216,9 @@ class AttentionRollout:
         relevance: (T, T) output token (rows, top layer) -> input token (columns, layer 0).
         raw: (T, T) the last layer's attention, averaged over heads.
         attribution: (T,) |gradient x input| of the [CLS] vector's norm per input token.
-        rho: Spearman correlation between the [CLS] row of ``relevance`` and ``attribution``.
+        special: per token, whether it is a special token ([CLS], [SEP]).
+        rho: Spearman correlation between the [CLS] row of ``relevance`` and ``attribution`` over the
+            text's own tokens (special tokens left out).
         warnings: truncation.
     """
 
@@ -228,6 +230,7 @@ class AttentionRollout:
     relevance: np.ndarray
     raw: np.ndarray
     attribution: np.ndarray
+    special: tuple[bool, ...]
     rho: float
     warnings: list[str] = field(default_factory=list)
 

@@ -58,7 +58,8 @@ def rollout(f: AttentionRollout) -> Result:
 
 def _rollout_text(f: AttentionRollout, cls_row: pd.DataFrame) -> str:
     method = f.method.value
-    top = cls_row.sort_values(method, ascending=False, kind="stable").head(TOP_INPUTS)
+    text_row = cls_row[~np.asarray(f.special)]
+    top = text_row.sort_values(method, ascending=False, kind="stable").head(TOP_INPUTS)
     named = ", ".join(f"{code(tok, 30)} ({v:.2f})" for tok, v in zip(top["token"], top[method]))
     if f.method is RolloutMethod.ROLLOUT:
         definition = (f"attention rollout (Abnar & Zuidema 2020) multiplies the per-layer matrices {RESIDUAL}, "
@@ -66,15 +67,18 @@ def _rollout_text(f: AttentionRollout, cls_row: pd.DataFrame) -> str:
     else:
         definition = (f"attention flow (Abnar & Zuidema 2020) is the maximum flow from the output token at the top "
                       f"to the input token at layer 0 through the layered graph whose edge capacities are {RESIDUAL}")
-    first = f"In **{f.model}**, [CLS] at the top draws most on {named} by attention {method}; {definition}."
-    raw_top = cls_row.sort_values("raw attention", ascending=False, kind="stable").head(TOP_INPUTS)
+    own = (f" (the special tokens take {float(cls_row[method][np.asarray(f.special)].sum()):.2f} of its row)"
+           if f.method is RolloutMethod.ROLLOUT else "")
+    first = (f"In **{f.model}**, of the text's tokens [CLS] at the top draws most on {named} by attention "
+             f"{method}{own}; {definition}.")
+    raw_top = text_row.sort_values("raw attention", ascending=False, kind="stable").head(TOP_INPUTS)
     raw_named = ", ".join(code(tok, 30) for tok in raw_top["token"])
     rho = "undefined (one side is constant)" if np.isnan(f.rho) else f"{f.rho:.2f}"
     parts = [
         first,
         f"Its agreement with the gradient x input attribution of [CLS], a_j = {ATTRIBUTION}: Spearman ρ = {rho} over "
-        f"all {len(f.tokens)} input tokens ([CLS] and [SEP] included).",
-        f"The raw last-layer attention of [CLS] (heads averaged) goes most to {raw_named}.",
+        f"the text's {len(text_row)} tokens ([CLS] and [SEP] left out).",
+        f"Of the text's tokens, the raw last-layer attention of [CLS] (heads averaged) goes most to {raw_named}.",
         "Rows of the matrix are output tokens at the top layer, columns input tokens;"
         + (" each rollout row sums to 1." if f.method is RolloutMethod.ROLLOUT
            else " a flow is at most 1 (the capacity out of each node)."),

@@ -151,9 +151,10 @@ def attention_rollout(
     attribution = cls_attribution(lm, enc.input_ids)
     report(progress, 1.0, "done")
     labels = tuple(f"{i} {t}" for i, t in enumerate(enc.tokens))
+    special = np.array([s is None for s in enc.sequence_ids])
     return AttentionRollout(lm.name, lm.num_layers, tuple(enc.tokens), labels, chosen, relevance,
-                            attn[-1].astype(np.float64).mean(axis=0), attribution,
-                            spearman(relevance[0], attribution), [])
+                            attn[-1].astype(np.float64).mean(axis=0), attribution, tuple(bool(x) for x in special),
+                            spearman(relevance[0][~special], attribution[~special]), [])
 
 
 @timed("rollout")
