@@ -1,7 +1,8 @@
 """Charts: Altair builders, a tidy DataFrame in and an ``alt.Chart`` out.
 
 Lives here, one module per chart family: ``matrix`` (heatmaps, attention grids),
-``bars`` (bars, token strips, grouped bars), ``scatter`` (projection panels and the
+``bars`` (bars, token strips, grouped bars), ``layers`` (curves across hidden states,
+heatmaps side by side), ``scatter`` (projection panels and the
 brushed 2-D/3-D views), ``why`` (the attribution charts of ``why`` and ``mask --why``)
 ``pairs`` (two models' charts side by side, for `--vs`) and ``rows`` (the one chart-row limit every builder keeps, ``MAX_ROWS``, from
 ``tools.core.config``). Charts are never displayed here; the assistant's renderers
@@ -12,9 +13,10 @@ May import: ``tools.core``, altair, pandas; nothing that computes.
 """
 
 from tools.charts.bars import bars, grouped_bars, token_strip
+from tools.charts.layers import layer_curves, paired_heatmaps
 from tools.charts.matrix import attention_grid, heatmap
 from tools.charts.rows import MAX_ROWS
 from tools.charts.scatter import PROJECTION_PAIRS, projection_views, scatter_panels
 
-__all__ = ["MAX_ROWS", "PROJECTION_PAIRS", "attention_grid", "bars", "grouped_bars", "heatmap", "projection_views",
-           "scatter_panels", "token_strip"]
+__all__ = ["MAX_ROWS", "PROJECTION_PAIRS", "attention_grid", "bars", "grouped_bars", "heatmap", "layer_curves",
+           "paired_heatmaps", "projection_views", "scatter_panels", "token_strip"]

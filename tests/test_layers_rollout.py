@@ -1,0 +1,112 @@
+"""`rollout`: attention rollout and flow (Abnar & Zuidema 2020), checked against the recursion and
+max-flow written out here, and the gradient x input attribution computed here."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+from scipy.stats import spearmanr
+
+from tools.core.errors import UserError
+from tools.layers.facts import RolloutMethod
+from tools.layers.rollout import attention_flow, attention_rollout, residual_attention, rollout, rollout_matrices
+
+TEXT = "The cat sat on the mat because it was tired."
+
+
+def attentions_direct(lm, text):
+    """(L, H, T, T) attention of one unpadded pass, and the inputs."""
+    enc = lm.tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        out = lm.encoder(**enc, output_attentions=True)
+    return torch.stack(out.attentions)[:, 0].double().numpy(), enc
+
+
+def rollout_reference(attn):
+    """The paper's recursion: Ã_l = 0.5·W_l + 0.5·I (W_l the head mean), rows renormalised; J_1 = Ã_1,
+    J_l = Ã_l J_{l-1}."""
+    joint = None
+    for layer in attn:
+        w = layer.mean(axis=0)
+        a = 0.5 * w + 0.5 * np.eye(len(w))
+        a = a / a.sum(axis=-1)[..., None]
+        joint = a if joint is None else a @ joint
+    return joint
+
+
+def test_rollout_rows_sum_to_one_and_equal_the_recursion(lm):
+    f = attention_rollout(lm, [TEXT])
+    attn, enc = attentions_direct(lm, TEXT)
+    assert f.method is RolloutMethod.ROLLOUT and len(f.tokens) == attn.shape[-1]
+    np.testing.assert_allclose(f.relevance.sum(axis=-1), 1.0, atol=1e-9)
+    np.testing.assert_allclose(f.relevance, rollout_reference(attn), atol=1e-5)
+    np.testing.assert_allclose(f.raw, attn[-1].mean(axis=0), atol=1e-5)
+    every = rollout_matrices(attn)
+    np.testing.assert_allclose(every[0], residual_attention(attn)[0])
+    np.testing.assert_allclose(every[-1].sum(axis=-1), 1.0, atol=1e-9)
+
+
+def hand_matrices():
+    """Two layers over three tokens; rows sum to 1."""
+    a1 = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    a2 = np.array([[0.7, 0.2, 0.1], [0.25, 0.25, 0.5], [0.0, 0.4, 0.6]])
+    return np.stack([a1, a2])
+
+
+def test_flow_on_a_hand_graph_is_networkx_max_flow_and_the_sum_of_path_minima():
+    m = hand_matrices()
+    got = attention_flow(m)
+    g = nx.DiGraph()
+    for i in range(3):
+        for k in range(3):
+            g.add_edge(("top", i), ("mid", k), capacity=m[1][i, k])
+            g.add_edge(("mid", i), ("in", k), capacity=m[0][i, k])
+    direct = np.array([[nx.maximum_flow(g, ("top", i), ("in", j))[0] for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(got, direct, atol=1e-12)
+    # each path top i -> mid k -> in j is the only way through k: the flow is Σ_k min(A2[i,k], A1[k,j])
+    closed = np.array([[sum(min(m[1][i, k], m[0][k, j]) for k in range(3)) for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(got, closed, atol=1e-12)
+    assert attention_flow(m[:1]) == pytest.approx(m[0])  # one layer: the flow is the edge itself
+
+
+def test_flow_on_the_model_is_bounded_and_capped(lm):
+    f = attention_rollout(lm, ["A cat sat."], method="flow")
+    assert f.method is RolloutMethod.FLOW
+    assert f.relevance.shape == (len(f.tokens),) * 2
+    assert (f.relevance >= -1e-12).all() and (f.relevance <= 1 + 1e-9).all()
+    long_text = " ".join(["cat"] * 30)
+    with pytest.raises(UserError, match="at most 24 tokens"):
+        attention_rollout(lm, [long_text], method="flow")
+    with pytest.raises(UserError, match="at most 48 tokens"):
+        attention_rollout(lm, [" ".join(["cat"] * 60)])
+    with pytest.raises(UserError, match="rollout, flow"):
+        attention_rollout(lm, [TEXT], method="sideways")
+
+
+def test_the_attribution_is_gradient_times_input_of_the_cls_norm_and_rho_is_spearman(lm):
+    f = attention_rollout(lm, [TEXT])
+    ids = torch.tensor(lm.tokenizer(TEXT)["input_ids"])
+    emb = lm.encoder.get_input_embeddings()
+    x = emb(ids).detach().clone().requires_grad_(True)
+    out = lm.encoder(inputs_embeds=x[None], attention_mask=torch.ones(1, len(ids), dtype=torch.long))
+    out.last_hidden_state[0, 0].norm().backward()
+    expected = (x.grad * x).sum(-1).abs().detach().numpy()
+    np.testing.assert_allclose(f.attribution, expected, rtol=1e-4, atol=1e-6)
+    text = np.array([not s for s in f.special])
+    assert f.special[0] and f.special[-1] and text[1:-1].all()
+    assert f.rho == pytest.approx(spearmanr(f.relevance[0][text], expected[text]).statistic, abs=1e-6)
+
+
+@pytest.mark.parametrize("method", ["rollout", "flow"])
+def test_the_reply_states_the_definition_with_heatmaps_and_csvs(lm, method):
+    result = rollout(lm, ["A cat sat on the mat."], method=method)
+    first = result.text.split(". ")[0]
+    assert "Abnar & Zuidema" in first and "0.5·mean over heads" in first and "[CLS]" in first
+    assert "Spearman" in result.text and "gradient" in result.text
+    spec = result.charts[0].chart.to_dict()
+    t = result.settings["tokens"]
+    assert sum(len(v) for v in spec["datasets"].values()) == 2 * t * t <= 5000
+    assert [a.filename for a in result.artifacts] == ["cls-row.csv", f"{method}-matrix.csv"]
+    assert result.table("[CLS] row").shape[0] == t
