@@ -5,7 +5,7 @@ one long text, run through the encoder with ``sdpa`` as ``tools.encoding`` does,
 with 1 thread and with every core, interleaved; medians. The crossover is the
 smallest padded-token count from which every core wins at every larger size.
 The load average is recorded: on a busy machine one thread wins at every size,
-which is why large passes pick from measured speed (``tools.encoding.threads.ThreadChooser``).
+which is why large passes pick from measured speed (``tools.models.threads.ThreadChooser``).
 
     .venv/bin/python bench/threads.py [--repeats 7]
 """
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from tools.core.config import Settings
-    from tools.encoding.threads import SINGLE_THREAD_TOKENS, max_threads
+    from tools.models.threads import SINGLE_THREAD_TOKENS, max_threads
     from tools.models.hub import ModelHub
 
     cores = max_threads()
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                "crossover_tokens": crossover, "SINGLE_THREAD_TOKENS": SINGLE_THREAD_TOKENS}
     path = write("threads", payload)
     print(f"crossover: {crossover if crossover else 'none (one thread won at every size)'} padded tokens; "
-          f"tools.encoding.threads.SINGLE_THREAD_TOKENS = {SINGLE_THREAD_TOKENS}; load {payload['machine']['load_avg']}")
+          f"tools.models.threads.SINGLE_THREAD_TOKENS = {SINGLE_THREAD_TOKENS}; load {payload['machine']['load_avg']}")
     print(f"wrote {path.relative_to(path.parents[2])}")
     return 0
 

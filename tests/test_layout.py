@@ -136,3 +136,44 @@ def test_each_family_writes_its_replies_in_one_formatter(family):
     offenders = {p.name: hits for p in sorted(package.glob("*.py"))
                  if not p.stem.startswith("replies") and (hits := _builds_replies(p))}
     assert offenders == {}
+
+
+#: The toolkit's floors, lowest first: a module may import its own floor and those below, never one above.
+FLOORS = (("tools.core",), ("tools.models", "tools.charts"), ("tools.encoding",))
+
+
+def _floor(module: str) -> int:
+    """Which floor a toolkit module stands on (the command families stand above every floor)."""
+    for level, prefixes in enumerate(FLOORS):
+        if module.startswith(prefixes):
+            return level
+    return len(FLOORS)
+
+
+def test_no_arrow_runs_back_up_inside_the_toolkit():
+    graph = _graph()
+    upward = {m: sorted(d for d in deps if d.startswith("tools.") and _floor(d) > _floor(m))
+              for m, deps in graph.items() if m.startswith("tools.")}
+    assert {m: d for m, d in upward.items() if d} == {}
+
+
+def test_the_app_never_reaches_the_process_wide_default_hub():
+    """The app's hub (``ModelHub(settings)``) reaches every command through its context; ``default_hub()`` and
+    ``as_model(name)`` are the notebook's conveniences only."""
+    named = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "assistant").rglob("*.py")
+                   if "default_hub" in p.read_text() or "as_model" in p.read_text())
+    assert named == []
+
+
+def test_tables_and_columns_are_read_back_only_in_their_familys_replies():
+    """A Result's table or column names are the family formatter's words: nothing else reads them back
+    (``--vs`` compares facts through the command's own ``differ``)."""
+    offenders = []
+    for path in [*(ROOT / "assistant").rglob("*.py"), *(ROOT / "tools").rglob("*.py")]:
+        if path.name.startswith("replies"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "table"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

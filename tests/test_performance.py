@@ -12,7 +12,7 @@ from tools.core.config import Settings
 from tools.encoding.cache import cache_stats, clear_cache, encoding_cache
 from tools.encoding.encode import encode
 from tools.encoding.pooling import Pooling, sentence_vectors
-from tools.encoding.threads import ThreadChooser
+from tools.models.threads import ThreadChooser
 from tools.models.hub import ModelHub
 from tools.models.names import split_fast
 

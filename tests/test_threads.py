@@ -18,10 +18,10 @@ import pytest
 import torch
 
 from assistant.session import Session
-from tools.encoding import threads as threads_module
+from tools.models import threads as threads_module
 from tools.encoding.cache import clear_cache
 from tools.encoding.encode import encode
-from tools.encoding.threads import SINGLE_THREAD_TOKENS
+from tools.models.threads import SINGLE_THREAD_TOKENS
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.hub import LoadedModel
 from tools.models.names import ModelSource

@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from tests.conftest import STSB_DIR
-from tools.encoding import threads as threads_module
+from tools.models import threads as threads_module
 from tools.encoding.cache import clear_cache
 from tools.encoding.encode import encode
 from tools.models import gpu

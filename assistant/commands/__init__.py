@@ -7,7 +7,8 @@ choices come from the toolkit's enums), ``registry`` (the registered commands in
 the verb table), ``slots`` (the texts a question carries, which the commands' text-shape hints read),
 and the families: ``about`` (help, model, tokenize), ``similarity`` (compare, why, word, embed, static,
 neighbors), ``fillmask`` (mask), ``attention`` (attend, selfattn, syntax), ``projection`` (project,
-vocab), ``benchmark`` and ``conversation`` (again, history, export).
+vocab), ``layers`` (probe, contextuality, cka, rollout, lens), ``benchmark`` and ``conversation`` (again,
+history, export).
 
 May import: ``tools``, ``assistant.session``, ``assistant.versus``, ``assistant.parsing``,
 ``assistant.sharing``; never ``assistant.app``, ``assistant.render`` or ``assistant.understanding``.

@@ -24,7 +24,7 @@ from assistant.commands.base import Command
 from assistant.commands.options import Option
 from assistant.commands.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.models.gpu import gpu
 from tools.models.hub import model_by_key
 

@@ -10,7 +10,7 @@ import torch
 
 from tools.core.errors import UserError
 from tools.encoding.encode import Encoded, encode
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel
 
 

@@ -21,7 +21,7 @@ from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.text import code
 from tools.core.timing import timed
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.inspection import replies
 from tools.inspection.facts import Fills
 from tools.models.gpu import gpu

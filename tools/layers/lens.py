@@ -19,7 +19,7 @@ from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.text import code
 from tools.core.timing import timed
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.inspection.masking import mask_pattern, prepare
 from tools.layers import replies_maps
 from tools.layers.facts import LogitLens

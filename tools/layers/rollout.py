@@ -25,7 +25,7 @@ from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.timing import timed
 from tools.encoding.encode import encode
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.layers import replies_maps
 from tools.layers.facts import AttentionRollout, RolloutMethod
 from tools.layers.inputs import Progress, report

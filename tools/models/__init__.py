@@ -7,8 +7,10 @@ sentence-transformers pooling recipe), ``mlm_head`` (the masked-LM head, refused
 any weight would be random), ``hub`` (``ModelHub``, ``LoadedModel``,
 ``ModelState``, the registry the GPU boundary finds models in by name) and
 ``backends/`` (how hidden states are computed: torch, torch-int8, onnx, onnx-int8) and
-``gpu`` (``@gpu``: ``spaces.GPU`` on a ZeroGPU Space, a no-op elsewhere).
+``gpu`` (``@gpu``: ``spaces.GPU`` on a ZeroGPU Space, a no-op elsewhere) and ``threads``
+(the torch thread choice, made under one process-wide lock around a pass; the encoding
+floor above uses it too).
 
-May import: ``tools.core``, ``tools.encoding.threads``; never ``assistant`` or ``gradio``. Import the
+May import: ``tools.core``; never ``assistant`` or ``gradio``. Import the
 submodules directly (this file re-exports nothing, so no import cycle can start here).
 """

@@ -23,7 +23,7 @@ import torch
 from tools.core.cache import ByteLRU
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.encoding.threads import ThreadChooser
+from tools.models.threads import ThreadChooser
 from tools.models.backends import Backend
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.loading import load_parts

@@ -13,7 +13,7 @@ import torch
 
 from tools.core.errors import UserError
 from tools.encoding.pooling import Pooling
-from tools.encoding.threads import threads_for
+from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel
 from tools.similarity.why_math import (
     IG_MAX_STEPS,

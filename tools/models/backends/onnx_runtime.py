@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from tools.encoding.threads import max_threads
+from tools.models.threads import max_threads
 from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
 

@@ -12,7 +12,7 @@ class TorchBackend:
 
     ``sdpa`` gives the same numbers faster; attentions need the eager implementation
     the model was loaded with. The switch is made and undone around each pass, which
-    the caller runs under the process-wide torch lock (``tools.encoding.threads``).
+    the caller runs under the process-wide torch lock (``tools.models.threads``).
     """
 
     def __init__(self, name: str = "torch") -> None:

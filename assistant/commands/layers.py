@@ -1,0 +1,171 @@
+"""The layers family, measured the way the papers measure them: probe, contextuality, cka, rollout, lens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.commands.base import Command, Context, Texts
+from assistant.commands.options import param
+from assistant.commands.registry import register
+from tools.core.results import Result
+from tools.layers import cka, contextuality, lens, probe, replies, replies_maps, rollout
+from tools.layers.facts import CkaEstimator, ProbeTask, RolloutMethod
+
+ORDER = 55
+
+
+@register
+class Probe(Command[Any, Any]):
+    name, aliases = "probe", ("probing",)
+    summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
+               "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
+    texts = Texts(0, None, "optional sentences to probe (default: STS-B train)", "[sentences ...]")
+    examples = ("probe", "probe --task pos --sentences 100", "probe --task dep --seed 3")
+    phrasings = (
+        "which layer knows part of speech?",
+        "what does each layer know about syntax?",
+        "probe the layers for parts of speech",
+        "train a linear probe on every layer",
+        "where in the network are dependency labels encoded?",
+        "does the model encode grammar in its middle layers?",
+        "probing classifier accuracy per layer with a control task",
+        "how selective is a POS probe at each layer?",
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        task: str = param("what to predict from each word's vector: part of speech, dependency label, or both",
+                          "all", choices=ProbeTask)
+        sentences: int = param("how many STS-B train sentences (when no texts are given)", probe.DEFAULT_SENTENCES,
+                               minimum=4, maximum=probe.MAX_SENTENCES)
+        seed: int = param("seed of the sentence sample and the train/test split", 0, minimum=0, maximum=2**32 - 1)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return probe.probing(ctx.model(), texts, task=p.task, sentences=p.sentences, seed=p.seed,
+                             settings=ctx.settings, progress=ctx.progress)
+
+    def reply(self, facts: Any) -> Result:
+        return replies.probe(facts)
+
+
+@register
+class Contextuality(Command[Any, Any]):
+    name, aliases = "contextuality", ("contextual", "anisotropy")
+    summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
+               "maximum explainable variance, beside and adjusted for the anisotropy baseline")
+    texts = Texts(0, contextuality.MAX_WORDS, "optional words to follow (default: frequent words)", "[word | ...]")
+    examples = ("contextuality", "contextuality bank | play | light", "contextuality --sentences 100")
+    phrasings = (
+        "how contextual is 'w'?",
+        "how contextual are the representations in each layer?",
+        "does the word vector of 'w' change with context across layers?",
+        "how anisotropic is the embedding space?",
+        "self-similarity of words across contexts per layer",
+        "measure contextuality like Ethayarajh",
+        "how much do upper layers depend on context?",
+        "what is the anisotropy baseline of each layer?",
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        sentences: int = param("how many STS-B sentences to read the words in", contextuality.DEFAULT_SENTENCES,
+                               minimum=2, maximum=contextuality.MAX_SENTENCES)
+        seed: int = param("seed of the sentence sample and the random word pairs", 0, minimum=0, maximum=2**32 - 1)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return contextuality.contextuality_measures(ctx.model(), texts, sentences=p.sentences, seed=p.seed,
+                                                    settings=ctx.settings, progress=ctx.progress)
+
+    def reply(self, facts: Any) -> Result:
+        return replies.contextuality(facts)
+
+
+@register
+class Cka(Command[Any, Any]):
+    name, aliases = "cka", ("layer-similarity",)
+    summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
+               "layers (--with); debiased when examples are few")
+    examples = ("cka", "cka --sentences 50", "cka --with minilm:int8")
+    phrasings = (
+        "how similar are the layers of this model?",
+        "compare every layer with every other layer",
+        "CKA between layers",
+        "which layers learn similar representations?",
+        "centered kernel alignment heatmap of the layers",
+        "how similar are this model's layers to another model's?",
+        "do neighbouring layers represent text the same way?",
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        with_: str | None = param("compare this model's layers with another model's", metavar="MODEL", name="with")
+        sentences: int = param("how many STS-B sentences", cka.DEFAULT_SENTENCES, minimum=2,
+                               maximum=cka.MAX_SENTENCES)
+        seed: int = param("seed of the sentence sample", 0, minimum=0, maximum=2**32 - 1)
+        estimator: str = param("HSIC estimator: auto (debiased when examples are under ten times the hidden size)",
+                               "auto", choices=CkaEstimator)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        other = ctx.model(p.with_) if p.with_ else None
+        return cka.layer_similarity(ctx.model(), texts, other=other, sentences=p.sentences, seed=p.seed,
+                                    estimator=p.estimator, settings=ctx.settings, progress=ctx.progress)
+
+    def reply(self, facts: Any) -> Result:
+        return replies.cka(facts)
+
+
+@register
+class Rollout(Command[Any, Any]):
+    name, aliases = "rollout", ("flow", "attention-flow")
+    summary = ("attention rollout and attention flow (Abnar & Zuidema 2020) from every output token to every "
+               "input token, beside the raw last-layer attention; what [CLS] draws on")
+    texts = Texts(1, 1, "one text", "text")
+    examples = ("rollout The cat sat on the mat because it was tired.",
+                "rollout The bank raised its rates. --method flow")
+    phrasings = (
+        "where does the [CLS] vector get its information?",
+        "attention rollout for \"A\"",
+        "compute attention flow through the layers of \"A\"",
+        "which input tokens does the output draw on in \"A\"?",
+        "follow attention down all the layers of \"A\"",
+        "roll out the attention of \"A\"",
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        method: str = param("rollout (matrix products) or flow (max-flow; at most "
+                            f"{rollout.MAX_FLOW_TOKENS} tokens)", "rollout", choices=RolloutMethod)
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return rollout.attention_rollout(ctx.model(), texts, method=p.method, progress=ctx.progress)
+
+    def reply(self, facts: Any) -> Result:
+        return replies_maps.rollout(facts)
+
+
+@register
+class Lens(Command[Any, Any]):
+    name, aliases = "lens", ("logit-lens",)
+    summary = ("the logit lens: the masked-LM head applied to the [MASK] position at every layer, with the top "
+               "predictions and the final answer's rank per layer")
+    texts = Texts(1, 1, "one text with one `[MASK]`", "text with [MASK]")
+    examples = ("lens The cat sat on the [MASK].", "lens Paris is the [MASK] of France. --top 10")
+    phrasings = (
+        "what does each layer predict for the blank in \"A\"?",
+        "logit lens on \"A\"",
+        "at which layer does the model know the answer to \"A\"?",
+        "apply the masked-LM head at every layer of \"A\"",
+        "how does the prediction for [MASK] evolve across layers?",
+        "layer by layer predictions of the masked word in \"A\"",
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        top: int = param("predictions shown per layer", 5, minimum=1, maximum=lens.MAX_TOP, metavar="K")
+
+    def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        return lens.logit_lens(ctx.model(), texts, top=p.top)
+
+    def reply(self, facts: Any) -> Result:
+        return replies_maps.lens(facts)
