@@ -1,4 +1,5 @@
-"""``embedding-assistant`` (or ``python -m assistant``) serves the page; ``embedding-assistant run "<command>"`` answers once."""
+"""``embedding-assistant`` (or ``python -m assistant``) serves the page;
+``embedding-assistant run "<command>"`` answers once."""
 
 from __future__ import annotations
 
@@ -60,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
 
     if args.action == "run":
-        from assistant.session import Session
         from assistant.dispatch import execute
         from assistant.render.terminal import terminal_text
+        from assistant.session import Session
         from tools.benchmark.access import DataAccess
         from tools.models.hub import ModelHub
 

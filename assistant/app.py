@@ -10,26 +10,28 @@ from pathlib import Path
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not phone home
 
-from typing import Any  # noqa: E402
+from typing import Any
 
-import gradio as gr  # noqa: E402
-import pandas as pd  # noqa: E402
+import gradio as gr
+import pandas as pd
 
-from assistant.commands.base import Context, Invocation  # noqa: E402
-from assistant.session import Session  # noqa: E402
-from assistant.commands.registry import COMMANDS, TABLE  # noqa: E402
-from assistant.dispatch import Reply, execute, run_limited  # noqa: E402
-from assistant.mcp_server import PATH as MCP_PATH, AgentFace, guarded, tools as agent_tools  # noqa: E402
-from assistant.store import ResultStore  # noqa: E402
-from assistant.render.terminal import write_downloads  # noqa: E402
-from assistant.render.html import reply_payload  # noqa: E402
-from assistant.render.vega import bundle_path  # noqa: E402
-from assistant.sharing.links import META, link_html, page_address, permalink  # noqa: E402
-from assistant.visitors import Visitors  # noqa: E402
-from tools.core.config import Settings  # noqa: E402
-from tools.core.errors import UserError  # noqa: E402
+from assistant.commands.base import Context, Invocation
+from assistant.commands.registry import COMMANDS, TABLE
+from assistant.dispatch import Reply, execute, run_limited
+from assistant.mcp_server import PATH as MCP_PATH
+from assistant.mcp_server import AgentFace, guarded
+from assistant.mcp_server import tools as agent_tools
+from assistant.render.html import reply_payload
+from assistant.render.terminal import write_downloads
+from assistant.render.vega import bundle_path
+from assistant.session import Session
+from assistant.sharing.links import META, link_html, page_address, permalink
+from assistant.store import ResultStore
+from assistant.visitors import Visitors
+from tools.core.config import Settings
+from tools.core.errors import UserError
 from tools.models.hub import ModelHub
-from tools.models.names import ALIASES, EMBEDDED  # noqa: E402
+from tools.models.names import ALIASES, EMBEDDED
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -186,7 +188,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                           api_visibility="private")
         demo.unload(_leaving(visitors))
         gr.api(run, api_name="run", concurrency_id="commands")  # one limit for page and API
-        gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")  # bench/http_overhead.py
+        # Gradio's own share of a request, measured by bench/http_overhead.py
+        gr.api(_noop, api_name="noop", concurrency_id="commands", api_visibility="undocumented")
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.concurrency)
     demo.state_session_capacity = max(demo.state_session_capacity, 2 * settings.max_sessions)  # Visitors caps first
     visitors.attach(demo)
@@ -200,7 +203,10 @@ The reply: ok (bool), command, model, elapsed_ms, text (markdown summary), warni
 tables (name, columns, rows), charts (name, vega_lite spec) and error (one sentence when ok is false).
 
 Args:
-    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example "compare A cat sat. | A kitten sat. --pool all" or "help compare". A question in plain English also works ("How similar are 'A cat sat.' and 'A kitten sat.'?"): the reply's interpreted_as holds the command line it ran, and suggestions the command lines offered when the question was unclear.
+    command: one command line: a verb ({verbs}), then texts separated by "|", then --options; for example
+        "compare A cat sat. | A kitten sat. --pool all" or "help compare". A question in plain English also works
+        ("How similar are 'A cat sat.' and 'A kitten sat.'?"): the reply's interpreted_as holds the command line
+        it ran, and suggestions the command lines offered when the question was unclear.
     model: the model to run it on: an alias such as "minilm", a Hugging Face id, or "" for the server's default.
 """
 

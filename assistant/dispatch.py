@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.commands.base import Context
-from assistant.session import Session
 from assistant.commands.registry import TABLE
 from assistant.parsing import parse
+from assistant.session import Session
 from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess
@@ -33,6 +33,7 @@ from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, error_json
+from tools.core.timing import stamped
 from tools.models.hub import ModelHub
 
 log = logging.getLogger("assistant")
@@ -107,8 +108,7 @@ def execute(
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
                       access=access)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
-        elapsed = (time.perf_counter() - start) * 1000
-        result = dataclasses.replace(limit_charts(result, settings.max_chart_rows), elapsed_ms=elapsed)
+        result = stamped(limit_charts(result, settings.max_chart_rows), start)
     except UserError as exc:
         read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
         return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed)

@@ -186,5 +186,6 @@ def _check_texts(spec: Command, texts: list[str], settings: Settings) -> list[st
             raise UserError(
                 f"`{spec.name}` takes at most {most} texts per command (ASSISTANT_MAX_TEXTS); got {len(texts):,}."
             )
-        raise UserError(f"`{spec.name}` takes at most {most} text{'s' if most > 1 else ''}; got {len(texts)}: {spec.usage}.")
+        raise UserError(f"`{spec.name}` takes at most {most} text{'s' if most > 1 else ''}; got {len(texts)}: "
+                        f"{spec.usage}.")
     return texts

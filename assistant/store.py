@@ -10,7 +10,6 @@ are deterministic and encodings are cached).
 
 from __future__ import annotations
 
-
 from tools.core.cache import ByteLRU, CacheStats
 from tools.core.results import Result
 

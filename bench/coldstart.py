@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, machine, median, write  # noqa: I001
+from common import ROOT, machine, median, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 LINE = "compare A man is playing a guitar. | Someone plays an instrument."
 PY = sys.executable

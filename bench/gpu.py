@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import interleaved, machine, median, quiet_libraries, stsb_pairs, write  # noqa: I001
+from common import interleaved, machine, median, quiet_libraries, stsb_pairs, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 
 def main(argv: list[str] | None = None) -> int:

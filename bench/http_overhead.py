@@ -21,7 +21,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, os.path.dirname(_HERE))
 
-from bench.common import command_bench_args, free_port, machine, percentile, quiet_libraries, write  # noqa: E402
+from bench.common import command_bench_args, free_port, machine, percentile, quiet_libraries, write
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,8 @@ Three runs per repeat, interleaved:
   threads. Same command code otherwise, so the ratio is the encoder's share.
 
 Each timed line runs in a conversation that has answered one ``compare`` (untimed),
-so ``again``, ``history`` and ``export`` have a past. p50 / p95 are over the repeats (with few repeats p95 is close to the slowest run).
+so ``again``, ``history`` and ``export`` have a past. p50 / p95 are over the repeats (with few repeats p95 is
+close to the slowest run).
 
     .venv/bin/python bench/latency.py [--repeats 7] [--only compare,word]
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from common import SETUP_LINE, command_bench_args, machine, percentile, quiet_libraries, write  # noqa: I001
+from common import SETUP_LINE, command_bench_args, machine, percentile, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 
 @contextlib.contextmanager
@@ -77,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
 
-    from assistant.session import Session
     from assistant.commands.registry import COMMANDS
     from assistant.dispatch import execute
+    from assistant.session import Session
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
     from tools.models.hub import ModelHub

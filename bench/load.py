@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
-from bench.common import free_port  # noqa: E402
+from bench.common import free_port
 
 #: Light versions of the commands whose first example is heavy (a few seconds each on 2 cores).
 LIGHT = {

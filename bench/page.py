@@ -18,6 +18,7 @@ import os
 import re
 
 from common import free_port, machine, median, percentile, start_app, write
+
 from tests.browsing import Watch, ask, launch
 
 COMPARE = "compare A man plays guitar {i}. | Someone is playing an instrument."
@@ -97,7 +98,8 @@ def main() -> None:
                 if not reply.ok:
                     print(f"  turn {i + 1} failed: {reply.inner_text()[:300]!r}", flush=True)
                 turns.append({"turn": i + 1, "ok": reply.ok, "sent": watch.bytes_sent(sent_before),
-                              "received": received[0] - received_before, "ms": float(reply.node.get_attribute("data-ms") or "nan")})
+                              "received": received[0] - received_before,
+                              "ms": float(reply.node.get_attribute("data-ms") or "nan")})
             browser.close()
     finally:
         proc.terminate()

@@ -6,7 +6,8 @@ embedding, the semantic search, slot filling), ``question`` (``execute`` of the 
 and its peer ``command`` (``execute`` of the expected command line), each in a fresh
 conversation, with the model's encoding cache cleared before every run so that no
 question or text is answered from an earlier repeat. Prints every repeat's milliseconds,
-the medians, the ratio question/command and the load average; writes bench/results/routing.json (routing-int8.json for an int8 model).
+the medians, the ratio question/command and the load average; writes bench/results/routing.json
+(routing-int8.json for an int8 model).
 
     .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40]
 """
@@ -17,7 +18,7 @@ import argparse
 import json
 import os
 
-from common import ROOT, interleaved, machine, median, quiet_libraries, write  # noqa: I001
+from common import ROOT, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 #: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
 SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
@@ -30,9 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     args = parser.parse_args(argv)
     quiet_libraries()
-    from assistant.session import Session
     from assistant.commands.registry import TABLE
     from assistant.dispatch import execute
+    from assistant.session import Session
     from assistant.understanding import understand
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
@@ -47,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     per: dict[str, list[float]] = {"route": [], "question": [], "command": []}
     for row in rows:
         times = interleaved({
-            "route": lambda: understand(row["q"], Session(model=args.model), hub, TABLE, hub.settings),
-            "question": lambda: execute(row["q"], Session(model=args.model), hub),
-            "command": lambda: execute(row["line"], Session(model=args.model), hub),
+            "route": lambda row=row: understand(row["q"], Session(model=args.model), hub, TABLE, hub.settings),
+            "question": lambda row=row: execute(row["q"], Session(model=args.model), hub),
+            "command": lambda row=row: execute(row["line"], Session(model=args.model), hub),
         }, args.repeats, before=lambda name: clear_cache(lm))
         for name, values in times.items():
             per[name].extend(v * 1000 for v in values)

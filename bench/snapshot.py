@@ -60,11 +60,10 @@ def examples(run) -> list[str]:
 
 def snapshot() -> dict[str, object]:
     from assistant.dispatch import execute
+    from assistant.session import Session
     from tools.benchmark.access import DataAccess
     from tools.core.config import Settings
     from tools.models.hub import ModelHub
-
-    from assistant.session import Session
 
     settings = Settings.from_env()
     hub, session = ModelHub(settings), Session()

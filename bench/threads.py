@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from common import interleaved, machine, median, quiet_libraries, stsb_sentences, write  # noqa: I001
+from common import interleaved, machine, median, quiet_libraries, stsb_sentences, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,8 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from tools.core.config import Settings
-    from tools.models.threads import SINGLE_THREAD_TOKENS, max_threads
     from tools.models.hub import ModelHub
+    from tools.models.threads import SINGLE_THREAD_TOKENS, max_threads
 
     cores = max_threads()
     lm = ModelHub(Settings()).get("minilm")
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         n_tokens = int(batch["input_ids"].numel())
         inner = max(1, 2048 // n_tokens)  # tiny passes are repeated so each timing is long enough to read
 
-        def with_threads(k):
+        def with_threads(k, inner=inner, batch=batch):
             def go():
                 torch.set_num_threads(k)
                 with torch.inference_mode():

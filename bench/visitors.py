@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from common import free_port, machine, median, percentile, start_app, write
+
 from tests.browsing import CHROMIUM_ARGS, DONE
 
 #: Visitors run side by side in one browser: pages in the background must not be throttled (their charts

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from common import STSB_TEST, interleaved, machine, median, quiet_libraries, write  # noqa: I001
+from common import STSB_TEST, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 FALLBACK = [("A man plays guitar.", "Someone is playing an instrument."),
             ("A cat sat on the mat.", "A kitten sat on the rug."),

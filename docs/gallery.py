@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "docs" / "gallery"
 STSB = ROOT.parent / "shared" / "data" / "stsb"
 
-from tests.browsing import Watch, ask, chart_errors, launch  # noqa: E402
+from tests.browsing import Watch, ask, chart_errors, launch
 
 #: (file name, what it shows, the command line).
 SHOTS = (
@@ -59,7 +59,8 @@ SHOTS = (
     ("project-glove", "the texts' words in GloVe's static space: one point per word, whatever the sentence",
      "project I sat by the river bank. | I took out a bank loan. --basis glove"),
     ("vocab", "the input-embedding matrix coloured by word length", "vocab"),
-    ("benchmark", "STS-B: Spearman per pooling, baselines, worst pairs", "benchmark --sample 300 --pool cls,mean,sbert"),
+    ("benchmark", "STS-B: Spearman per pooling, baselines, worst pairs",
+     "benchmark --sample 300 --pool cls,mean,sbert"),
     ("mask", "fill-mask needs a masked-LM model (none is installable offline: the reply says so)",
      "mask The [MASK] sat on the mat."),
     ("help", "the command list", "help"),

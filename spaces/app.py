@@ -14,15 +14,15 @@ from pathlib import Path
 
 if os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in ("1", "true", "yes"):
     # ZeroGPU: `spaces` patches torch before anything touches CUDA; elsewhere it is never imported.
-    import spaces  # noqa: F401
+    import spaces  # noqa: F401 - imported first, before torch, as ZeroGPU requires
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from assistant.app import launch  # noqa: E402
-from tools.core.config import Settings  # noqa: E402
+from assistant.app import launch
+from tools.core.config import Settings
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

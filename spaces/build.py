@@ -27,7 +27,8 @@ ROOT = HERE.parent
 PACKAGES = ("tools", "assistant")
 FILES = ("app.py", "README.md")
 #: The bundle's requirements: the repository's file, with this line on top.
-REQUIREMENTS_HEADER = "# Copied from the repository's requirements.txt by spaces/build.py: the pins the tests ran with.\n"
+REQUIREMENTS_HEADER = ("# Copied from the repository's requirements.txt by spaces/build.py: "
+                       "the pins the tests ran with.\n")
 REQUIRED_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "python_version",
                  "short_description")
 

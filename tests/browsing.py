@@ -38,7 +38,7 @@ class Watch:
     offsite: list[str] = field(default_factory=list)
 
     @classmethod
-    def on(cls, page) -> "Watch":
+    def on(cls, page) -> Watch:
         watch = cls()
         page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
         page.on("console", watch._console)

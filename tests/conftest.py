@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+#: Fixtures shared by several test files (the tiny masked-LM model).
+pytest_plugins = ["tests.layers_models"]
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -26,8 +29,8 @@ def stsb_dir() -> Path:
         pytest.fail(f"STS-B is not at {STSB_DIR}: the tests read it from ../shared/data/stsb beside the project")
     return STSB_DIR
 
-from tools.core.config import Settings  # noqa: E402
-from tools.models.hub import ModelHub  # noqa: E402
+from tools.core.config import Settings
+from tools.models.hub import ModelHub
 
 
 @pytest.fixture(scope="session")
@@ -45,8 +48,8 @@ def lm(hub):
 @pytest.fixture()
 def run(hub):
     """Run a command line in a fresh conversation and return the Reply."""
-    from assistant.session import Session
     from assistant.dispatch import execute
+    from assistant.session import Session
 
     def _run(line: str, session: Session | None = None):
         return execute(line, session or Session(), hub, hub.settings)

@@ -100,7 +100,8 @@ def test_the_reply_names_the_strongest_head_per_pattern(run):
     result = run(f"attend {CAT}").result
     scores = result.table("patterns")
     best = scores.loc[scores["previous"].idxmax()]
-    phrase = f"layer {int(best['layer'])} head {int(best['head'])} looks at the previous token, {best['previous']:.2f} on average"
+    phrase = (f"layer {int(best['layer'])} head {int(best['head'])} looks at the previous token, "
+              f"{best['previous']:.2f} on average")
     assert phrase in result.text
     assert best["previous"] > 0.9  # minilm has a clear previous-token head (layer 1 head 3)
 

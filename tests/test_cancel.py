@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from assistant.session import Session
 from assistant.dispatch import execute
+from assistant.session import Session
 from tools.core import cancel
 from tools.core.config import Settings
 
@@ -47,7 +47,9 @@ def _timed(run) -> float:
 def test_a_runaway_gives_up_stops_and_leaves_the_model_to_others(hub, tmp_path):
     settings = Settings(data_dir=str(tmp_path), time_limit_s=2.0)
     name = _pairs_file(tmp_path, 10_000)
-    compare = lambda: execute(COMPARE, Session(), hub, settings)  # noqa: E731
+    def compare():
+        return execute(COMPARE, Session(), hub, settings)
+
     hub.get("minilm")
     for line in (COMPARE, COMPARE.replace("cat", "dog")):  # warm: model loaded, thread choice made
         assert execute(line, Session(), hub, Settings(time_limit_s=0)).ok

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 from gradio_client import Client
 
-from assistant.session import Session
 from assistant.dispatch import execute
+from assistant.session import Session
 from tests.conftest import ROOT
 from tools.benchmark import data as stsdata
 from tools.benchmark import files

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.session import Session
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.dispatch import execute
 from assistant.render.html import reply_payload
+from assistant.session import Session
 
 VERBS = sorted(TABLE)
 OPTION_NAMES = sorted({o.name for spec in COMMANDS for o in spec.options} | {"x", "layer-", "LAYER", "Pool"})

@@ -11,7 +11,6 @@ import torch
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.layers.cka import cka, layer_similarity, linear_cka, resolve_estimator
-from tests.layers_models import tiny_mlm_hub  # noqa: F401  (a fixture)
 from tools.layers.facts import CkaEstimator, CkaUnit
 
 SENTENCES = ["The cat sat on the mat.", "A man is playing a guitar.", "Two dogs run across the green field.",

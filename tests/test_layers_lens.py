@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import torch
 
-from tests.layers_models import tiny_mlm_hub  # noqa: F401  (a fixture)
 from tools.core.errors import UserError
 from tools.inspection.masking import mask
 from tools.layers.lens import lens, logit_lens

@@ -15,9 +15,8 @@ import pytest
 
 from assistant.commands.base import Command as CommandSpec
 from assistant.commands.registry import registered
-from assistant.session import Session
-from assistant.commands.registry import TABLE
 from assistant.dispatch import chart_rows, execute
+from assistant.session import Session
 from tests.conftest import ROOT, STSB_DIR
 from tools.core.config import Settings
 from tools.models.hub import ModelHub

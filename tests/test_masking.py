@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from assistant.session import Session
 from assistant.dispatch import execute
+from assistant.session import Session
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.inspection.masking import ATTENTION_ROWS, MAX_MASKS, mask, masked_lm_head

@@ -88,8 +88,8 @@ def test_a_reply_reads_top_down_answer_chart_then_a_short_table(live_app, browse
     assert reply.charts() == (1, 1)
     assert "0.6752" in reply.cells()  # guitar vs instrument, as the model computes it
     # the side panel holds the full table and downloads of the same reply
-    page.wait_for_function("document.querySelector('#downloads').innerText.replace(/\\s+/g, '').includes('compare.json')",
-                           timeout=30_000)
+    page.wait_for_function("document.querySelector('#downloads').innerText.replace(/\\s+/g, '')"
+                           ".includes('compare.json')", timeout=30_000)
     # a long table shows 8 rows open and folds the rest
     reply = ask(page, "tokenize " + " ".join(["word"] * 40))
     assert reply.node.locator(".table-block > table tbody tr").count() == 8

@@ -12,9 +12,9 @@ from tools.core.config import Settings
 from tools.encoding.cache import cache_stats, clear_cache, encoding_cache
 from tools.encoding.encode import encode
 from tools.encoding.pooling import Pooling, sentence_vectors
-from tools.models.threads import ThreadChooser
 from tools.models.hub import ModelHub
 from tools.models.names import split_fast
+from tools.models.threads import ThreadChooser
 
 TEXTS = ["A man is playing a guitar.", "The bank raised its rates.", "A man is playing a guitar.",
          "We sat on the river bank and watched the boats go by all afternoon.", "Hi"]

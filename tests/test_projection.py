@@ -68,7 +68,8 @@ def test_project_tokens_pca_equals_scikit_learn_on_the_same_tokens(lm):
     reference = PCA(n_components=2, random_state=0)
     np.testing.assert_allclose(dims_of(tokens), reference.fit_transform(matrix), rtol=1e-5, atol=1e-4)
     ev = result.table("explained variance")
-    np.testing.assert_allclose(ev["explained variance ratio"], reference.explained_variance_ratio_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ev["explained variance ratio"], reference.explained_variance_ratio_,
+                               rtol=1e-5, atol=1e-7)
     assert "PC1" in result.text and "explained" in result.text.lower()
     # mean pooling is linear, so each sentence vector lands at the mean of its own tokens' positions
     sentences = table[table["kind"] == "sentence vector (mean)"]
@@ -155,8 +156,8 @@ def test_vocab_chart_stays_under_the_row_limit_and_says_it_sampled(lm, n):
 
 
 def test_vocab_30000_through_the_command_line_reports_progress(hub):
-    from assistant.session import Session
     from assistant.dispatch import execute
+    from assistant.session import Session
 
     steps = []
     reply = execute("vocab --n 30000 --dims 3", Session(), hub, progress=lambda f, m: steps.append((f, m)))
@@ -233,7 +234,7 @@ def test_bad_input_gets_one_sentence(run, line, expected):
 
 def test_umap_is_an_optional_extra_with_an_install_hint(run):
     try:
-        import umap  # noqa: F401
+        import umap  # noqa: F401 - imported only to see whether the extra is installed
     except ImportError:
         reply = run("project A cat sat. --method umap")
         assert not reply.ok and "pip install" in reply.error and "umap-learn" in reply.error
@@ -254,7 +255,8 @@ def test_glove_basis_places_each_word_once_whatever_its_sentence(run):
     bank = words[words["word"] == "bank"]
     assert len(bank) == 2 and bank["text"].nunique() == 2
     assert bank[["dim1", "dim2"]].nunique().tolist() == [1, 1]  # static: one point in both sentences
-    assert words[words["word"] == "river"][["dim1", "dim2"]].values.tolist() != bank[["dim1", "dim2"]].values[:1].tolist()
+    river = words[words["word"] == "river"][["dim1", "dim2"]].values.tolist()
+    assert river != bank[["dim1", "dim2"]].values[:1].tolist()
     assert "`bank`" in reply.result.text and "GloVe" in reply.result.text
     assert reply.result.charts and reply.result.settings["basis"] == "glove"
 

@@ -9,14 +9,15 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from assistant.session import Session
 from assistant.dispatch import Reply
-from assistant.render.terminal import terminal_text, write_downloads
 from assistant.render.html import chart_hint, reply_payload
+from assistant.render.terminal import terminal_text, write_downloads
+from assistant.session import Session
 from tools.core.results import Artifact, Chart, Result, Table
 from tools.core.text import code, md
 
-HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> ![x](http://evil.example/a.png) [go](javascript:alert(3))"
+HOSTILE = ("<script>alert(1)</script> <img src=x onerror=alert(2)> ![x](http://evil.example/a.png) "
+           "[go](javascript:alert(3))")
 
 
 def sample_result() -> Result:

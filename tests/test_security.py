@@ -24,9 +24,8 @@ import torch
 
 from assistant.commands.base import Command as CommandSpec
 from assistant.commands.registry import registered
-from assistant.session import Session
-from assistant.commands.registry import TABLE
 from assistant.dispatch import execute
+from assistant.session import Session
 from tests.conftest import ROOT, free_port
 from tools.core.config import Settings
 from tools.models.hub import ModelHub
@@ -255,7 +254,8 @@ def test_uploads_over_the_size_limit_are_refused(hardened_app):
 
 def test_the_app_sets_analytics_off_by_default():
     code = ("import os; os.environ.pop('GRADIO_ANALYTICS_ENABLED', None); import assistant.app; "
-            "from gradio import analytics; print(os.environ['GRADIO_ANALYTICS_ENABLED'], analytics.analytics_enabled())")
+            "from gradio import analytics; "
+            "print(os.environ['GRADIO_ANALYTICS_ENABLED'], analytics.analytics_enabled())")
     env = {k: v for k, v in os.environ.items() if k != "GRADIO_ANALYTICS_ENABLED"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)

@@ -38,7 +38,8 @@ def _results_in(obj, seen=None) -> int:
 
 def test_a_conversation_keeps_lines_and_answers_not_results(run):
     session = Session()
-    for line in ("attend The cat sat on the mat because it was tired.", "word bank | We sat on the river bank. | The bank approved my loan.",
+    for line in ("attend The cat sat on the mat because it was tired.",
+                 "word bank | We sat on the river bank. | The bank approved my loan.",
                  "project The bank of the river. | The bank raised its rates.", "tokenize A kitten."):
         assert run(line, session).ok
     assert _results_in(session) == 0  # tables, charts and downloads are not in the conversation

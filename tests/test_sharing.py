@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import urllib.request
 import zipfile
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -16,8 +15,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 from assistant.commands.base import Context
-from assistant.session import Session
 from assistant.commands.registry import TABLE
+from assistant.session import Session
 from assistant.sharing.export import html_page, markdown_zip, pipe_table
 from assistant.sharing.links import full_turns, page_address, permalink
 from tests.conftest import ROOT, free_port
@@ -311,8 +310,8 @@ def test_permalink_runs_on_load_and_its_copy_link_reproduces_the_command(live_ap
     assert page.evaluate("navigator.clipboard.readText()") == href
     # the conversation export buttons give files
     page.locator("#export-html").click()
-    page.wait_for_function("document.querySelector('#export-files').innerText.replace(/\\s+/g, '').includes('conversation.html')",
-                           timeout=60_000)
+    page.wait_for_function("document.querySelector('#export-files').innerText.replace(/\\s+/g, '')"
+                           ".includes('conversation.html')", timeout=60_000)
     page.screenshot(path=str(tmp_path / "permalink.png"), full_page=True)
     assert not errors, errors
     page.close()

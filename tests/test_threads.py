@@ -18,13 +18,13 @@ import pytest
 import torch
 
 from assistant.session import Session
-from tools.models import threads as threads_module
 from tools.encoding.cache import clear_cache
 from tools.encoding.encode import encode
-from tools.models.threads import SINGLE_THREAD_TOKENS
+from tools.models import threads as threads_module
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.hub import LoadedModel
 from tools.models.names import ModelSource
+from tools.models.threads import SINGLE_THREAD_TOKENS
 
 LONG = ("In the early morning the fishermen pushed their boats into the grey water, counting the nets and "
         "calling to each other across the harbour while the gulls circled overhead")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.session import Session
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.parsing import parse
+from assistant.session import Session
 from assistant.understanding import fill, is_question, slots, spoken, understand
 from tests.conftest import ROOT
 

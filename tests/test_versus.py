@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.session import Session
+from assistant.commands.registry import COMMANDS
 from assistant.dispatch import execute
 from assistant.render.vega import vegalite_version
-from assistant.commands.registry import COMMANDS
+from assistant.session import Session
 from tests.test_masking import build_tiny
 from tools.core.config import Settings
 from tools.models.hub import ModelHub

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.session import Session
 from assistant.dispatch import execute
+from assistant.session import Session
 from tests.test_masking import build_tiny
 from tools.core.config import Settings
 from tools.encoding.cache import clear_cache
@@ -122,7 +122,9 @@ def test_integration_points_double_until_completeness_holds():
     """exp has no exact low-order quadrature: 2 points miss by more than the tolerance, doubling fixes it."""
     x = torch.tensor([[3.0, -2.0], [2.5, 1.0]], dtype=torch.float64)
     base = torch.zeros_like(x)
-    f = lambda p: torch.exp(2 * p).sum(dim=(1, 2))  # noqa: E731
+    def f(p):
+        return torch.exp(2 * p).sum(dim=(1, 2))
+
     coarse = integrated_gradients(f, x, base, steps=1)
     assert coarse.relative_gap > 0.02
     found = integrated_gradients_to(f, x, base, tolerance=1e-6, steps=1, most=64)

@@ -24,10 +24,10 @@ import pytest
 import torch
 
 from tests.conftest import STSB_DIR
-from tools.models import threads as threads_module
 from tools.encoding.cache import clear_cache
 from tools.encoding.encode import encode
 from tools.models import gpu
+from tools.models import threads as threads_module
 
 #: The most a call's arguments may weigh: ids, masks and a key (MiniLM's weights are about 90 MB).
 MAX_ARGUMENT_BYTES = 64 * 1024
@@ -127,8 +127,8 @@ def _fresh(hub) -> None:
 
 def _reply_json(hub, lines: list[str]) -> list[dict]:
     """Each line's reply as JSON (without its time), run in one conversation with every cache empty."""
-    from assistant.session import Session
     from assistant.dispatch import execute
+    from assistant.session import Session
 
     settings = dataclasses.replace(hub.settings, data_dir=str(STSB_DIR))
     _fresh(hub)

@@ -191,5 +191,5 @@ def options_of(params: type) -> tuple[Option, ...]:
 def _base(hint: Any) -> Any:
     """``int | None`` -> ``int``."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
-    return args[0] if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType")) and args \
+    return args[0] if typing.get_origin(hint) in (typing.Union, __import__("types").UnionType) and args \
         else hint

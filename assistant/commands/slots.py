@@ -159,7 +159,7 @@ def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
     """
     tokens = list(_WORD.finditer(part))
     cut = 0
-    for i, m in enumerate(tokens):
+    for m in tokens:
         word = m.group(0).lower()
         if word in _ARTICLES:
             continue

@@ -21,7 +21,7 @@ import logging
 import re
 import zipfile
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -87,7 +87,7 @@ def pipe_table(frame: pd.DataFrame, max_rows: int = MD_ROWS) -> str:
     head = "| " + " | ".join(md(str(c)) for c in shown.columns) + " |"
     rule = "|" + "|".join("---" for _ in shown.columns) + "|"
     body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.itertuples(index=False)]
-    note = [f"", f"({max_rows:,} of {len(frame):,} rows shown; the CSV file holds every row.)"] \
+    note = ["", f"({max_rows:,} of {len(frame):,} rows shown; the CSV file holds every row.)"] \
         if len(frame) > max_rows else []
     return "\n".join([head, rule, *body, *note])
 
@@ -105,7 +105,7 @@ def _cell(value: Any) -> str:
 
 def html_page(turns: Sequence[Turn], base: str = "", when: datetime | None = None) -> str:
     """One HTML file that opens offline: summaries, tables as HTML, charts as embedded PNG images."""
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              f"<title>{TITLE}</title><style>{CSS}</style></head><body>",
              f"<h1>{TITLE}</h1>", f"<p class='meta'>{_MARKDOWN.renderInline(_header(turns, when))}</p>"]
@@ -187,7 +187,7 @@ def export_result(turns: Sequence[Turn], formats: Sequence[str], base: str = "")
 # --- shared pieces ----------------------------------------------------------------------
 
 def _header(turns: Sequence[Turn], when: datetime | None) -> str:
-    stamp = (when or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     return f"Exported {stamp}; {len(turns)} answered command{'s' if len(turns) != 1 else ''}."
 
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 import dataclasses
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import pandas as pd
 
-from assistant.commands.options import Option
 from assistant.commands.base import Command, Context, Invocation
-from assistant.session import FullTurn, Turn
+from assistant.commands.options import Option
 from assistant.parsing import parse
+from assistant.session import FullTurn, Turn
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.results import Result

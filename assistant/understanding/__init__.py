@@ -19,11 +19,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from assistant.commands.base import Command, Invocation
-from assistant.session import Session
-from assistant.parsing import parse
-from assistant.sharing.links import META, merged_line, previous_line
 from assistant.commands import slots
+from assistant.commands.base import Command, Invocation
+from assistant.parsing import parse
+from assistant.session import Session
+from assistant.sharing.links import META, merged_line, previous_line
 from assistant.understanding import fill, router, spoken
 from tools.core.config import Settings
 from tools.core.errors import UserError

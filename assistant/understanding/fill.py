@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import assistant.commands.slots as slots_mod
@@ -11,7 +10,6 @@ from assistant.commands.base import Command
 from assistant.commands.slots import Slots
 from tools.core.errors import UserError
 from tools.core.text import code
-
 
 
 class MissingTexts(UserError):

@@ -4,7 +4,8 @@ Routing always reads full-precision vectors (the conversation's model, or the em
 default when that model has no sentence pooling), never an int8 path: int8 kernels round
 differently on different CPUs, and routing margins are a few hundredths of a cosine, so the
 same question must be read the same way on every machine. Each row's phrasings are embedded
-once per model (the router keeps them, keyed by the model) and a question goes to the row whose best phrasing is most similar,
+once per model (the router keeps them, keyed by the model) and a question goes to the row whose best
+phrasing is most similar,
 found with sentence-transformers' ``util`` (unit vectors, ``dot_score``: the cosine). The router does not guess
 when the best score is low or the runner-up is close: the caller then offers choices.
 """
@@ -24,9 +25,9 @@ from assistant.commands.base import Command
 from assistant.commands.options import Option
 from assistant.commands.slots import PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
-from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
+from tools.models.threads import threads_for
 
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3

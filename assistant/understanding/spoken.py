@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.commands.options import Option
 from assistant.commands.base import Command
+from assistant.commands.options import Option
 from tools.core.errors import UserError
 
 #: How people name an option (the row's option names are always accepted too).
@@ -125,7 +125,8 @@ def read(text: str, spec: Command) -> Spoken:
             said = [(choice, span) for choice in _values(spec, option)
                     if (span := _choice(text, option.name, choice)) is not None]
             if option.type.several and len(said) > 1:  # "mean or max" -> mean,max
-                keep(option.name, ",".join(c for c, _ in said), (min(s[0] for _, s in said), max(s[1] for _, s in said)))
+                span = (min(s[0] for _, s in said), max(s[1] for _, s in said))
+                keep(option.name, ",".join(c for c, _ in said), span)
             elif said:
                 keep(option.name, *said[0])
     rest = text

@@ -24,8 +24,7 @@ from tools.attention.inputs import (
 )
 from tools.attention.patterns import chart_data, pattern_scores
 from tools.core import cancel
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
 
 # --- the command ----------------------------------------------------------------------------
@@ -50,7 +49,22 @@ def attention_maps(
     layer: int | None = None,
     head: int | None = None,
 ) -> AttentionMaps:
-    """The attention of the heads a view draws, and every head's pattern scores (see :func:`attend`)."""
+    """Attention maps and per-head pattern scores for one text or a sentence pair.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one text, or two texts encoded as a pair (segments A and B).
+        layer: attention layer, 1-based (default: every layer).
+        head: head within a layer, 1-based (default: every head).
+
+    Returns:
+        The facts; ``attend`` (the same call) answers with a Result:
+        A pattern table (one row per head: self, previous, next, to [CLS], to [SEP],
+        [CLS] reads text, entropy), the tokens, and one chart: one head's heatmap
+        (--layer and --head), a layer's heads side by side (--layer), one head in
+        every layer (--head) or every layer x head (neither). Downloads: the raw
+        attention tensor of the view (``.npy``) and the chart's Vega-Lite spec.
+    """
     lm = as_model(model)
     check_text(texts, "attend")
     check_attention_layer(lm, layer)
@@ -71,26 +85,5 @@ def attention_maps(
                          tuple(labels), enc.pair is not None, view, layer, head, scores, data, tensor, warnings)
 
 
-@timed("attend")
-def attend(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    layer: int | None = None,
-    head: int | None = None,
-) -> Result:
-    """Attention maps and per-head pattern scores for one text or a sentence pair.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one text, or two texts encoded as a pair (segments A and B).
-        layer: attention layer, 1-based (default: every layer).
-        head: head within a layer, 1-based (default: every head).
-
-    Returns:
-        A pattern table (one row per head: self, previous, next, to [CLS], to [SEP],
-        [CLS] reads text, entropy), the tokens, and one chart: one head's heatmap
-        (--layer and --head), a layer's heads side by side (--layer), one head in
-        every layer (--head) or every layer x head (neither). Downloads: the raw
-        attention tensor of the view (``.npy``) and the chart's Vega-Lite spec.
-    """
-    return replies.attend(attention_maps(model, texts, layer, head))
+#: The one-call tool: :func:`attention_maps` answered as a Result by the family's formatter.
+attend = answer(attention_maps, replies.attend, "attend")

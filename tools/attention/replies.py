@@ -15,8 +15,6 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.charts import pairs
-from tools.charts import why as why_charts
 from tools.attention.facts import (
     ARC_SHARE,
     DEP_TO_HEAD,
@@ -32,6 +30,8 @@ from tools.attention.facts import (
     View,
     strongest,
 )
+from tools.charts import pairs
+from tools.charts import why as why_charts
 from tools.core.results import Artifact, Chart, Result, Table
 
 #: How a reply describes a head that scores high on a pattern.

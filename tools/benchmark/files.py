@@ -90,7 +90,8 @@ def _read_jsonl(text: str, name: str) -> pd.DataFrame:
                 'like {"sentence1": "...", "sentence2": "...", "score": 4.2}.'
             ) from None
         if not isinstance(record, dict):
-            raise UserError(f"Line {number} of {code(name, 40)} is not a JSON object with sentence1, sentence2 and score.")
+            raise UserError(f"Line {number} of {code(name, 40)} is not a JSON object with sentence1, sentence2 "
+                            "and score.")
         records.append({**record, "_line": number})
     return pd.DataFrame.from_records(records) if records else pd.DataFrame(columns=[*REQUIRED, "_line"])
 
@@ -103,7 +104,7 @@ class Layout(Enum):
     JSONL = (".jsonl", ".ndjson")
 
     @classmethod
-    def of(cls, path: Path) -> "Layout":
+    def of(cls, path: Path) -> Layout:
         suffix = path.suffix.lower()
         for layout in cls:
             if suffix in layout.value:
@@ -229,7 +230,8 @@ def read_file(path: Path, settings: Settings) -> Pairs:
                 data = handle.read(limit + 1)  # never more than the limit, even if the file grows meanwhile
             size = max(size, len(data))
     except OSError:
-        raise UserError(f"{code(path.name, 40)} could not be read on the server; check that the file is readable.") from None
+        raise UserError(f"{code(path.name, 40)} could not be read on the server; check that the file is "
+                        "readable.") from None
     if size > limit:
         raise UserError(
             f"{code(path.name, 40)} is {size / 1024 / 1024:.1f} MB; the limit is {settings.max_upload_mb} MB "

@@ -24,9 +24,8 @@ from tools.benchmark.metrics import EDGE_CASES, correlations, derangement, edge_
 from tools.core import cancel
 from tools.core.config import CHART_ROWS_LIMIT, Settings
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import md
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import encode
 from tools.encoding.pooling import Pooling, available_poolings, no_recipe, pool
 from tools.models.hub import LoadedModel, as_model
@@ -146,7 +145,29 @@ def evaluation(
     uploads: Sequence[Path | str] = (),
     access: DataAccess = WEB,
 ) -> BenchmarkRun:
-    """Every system's cosines and scores on the pairs, the edge cases and timings (see :func:`benchmark`)."""
+    """Evaluate sentence similarity on scored pairs (STS-B or a file) for one or more models.
+
+    Args:
+        model: the model to evaluate (used when ``models`` is not given).
+        texts: must be empty; the data comes from ``data``.
+        data: ``stsb-dev``, ``stsb-test``, ``stsb-train``, or a file inside a data
+            folder: STS-B's .tsv layout, or a .csv / .jsonl with sentence1, sentence2, score.
+        sample: use this many pairs, stratified by gold-score bins (all pairs when None).
+        seed: the sample's and the shuffled pairs' seed.
+        models: several models (loaded, or names) to compare side by side.
+        pool: poolings to score (``cls``, ``mean``, ``max``, ``sbert``); default every one the model has.
+        threshold: gold score from which a pair counts as a paraphrase.
+        settings: data folders and limits (default: from the environment).
+        progress: called with (fraction done, message) while it runs.
+        uploads: files this conversation uploaded (by full path or file name), allowed besides the data folders.
+        access: which files ``data`` may name: the data folders and ``uploads`` (the default, as on the
+            page), or :meth:`tools.benchmark.access.DataAccess.local` for the user's own files (the command line).
+
+    Returns:
+        The facts; ``benchmark`` (the same call) answers with a Result:
+        Scores per model x pooling and baselines, edge cases, per-model timing, a
+        gold-vs-cosine chart per model/pooling, and CSV / JSON downloads.
+    """
     settings = settings or Settings.from_env()
     report = progress or _silent
     warnings: list[str] = []
@@ -222,47 +243,8 @@ def _chart_rows(frame: pd.DataFrame, per_panel: int, seed: int) -> np.ndarray:
     return np.sort(stsdata.stratified_sample(frame.assign(_i=np.arange(n)), per_panel, seed)["_i"].to_numpy())
 
 
-@timed("benchmark")
-def benchmark(
-    model: LoadedModel | str | None,
-    texts: Sequence[str] = (),
-    *,
-    data: str = "stsb-dev",
-    sample: int | None = None,
-    seed: int = 42,
-    models: Sequence[LoadedModel | str] | None = None,
-    pool: Sequence[str] | str | None = None,
-    threshold: float = 4.0,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-    uploads: Sequence[Path | str] = (),
-    access: DataAccess = WEB,
-) -> Result:
-    """Evaluate sentence similarity on scored pairs (STS-B or a file) for one or more models.
-
-    Args:
-        model: the model to evaluate (used when ``models`` is not given).
-        texts: must be empty; the data comes from ``data``.
-        data: ``stsb-dev``, ``stsb-test``, ``stsb-train``, or a file inside a data
-            folder: STS-B's .tsv layout, or a .csv / .jsonl with sentence1, sentence2, score.
-        sample: use this many pairs, stratified by gold-score bins (all pairs when None).
-        seed: the sample's and the shuffled pairs' seed.
-        models: several models (loaded, or names) to compare side by side.
-        pool: poolings to score (``cls``, ``mean``, ``max``, ``sbert``); default every one the model has.
-        threshold: gold score from which a pair counts as a paraphrase.
-        settings: data folders and limits (default: from the environment).
-        progress: called with (fraction done, message) while it runs.
-        uploads: files this conversation uploaded (by full path or file name), allowed besides the data folders.
-        access: which files ``data`` may name: the data folders and ``uploads`` (the default, as on the
-            page), or :meth:`tools.benchmark.access.DataAccess.local` for the user's own files (the command line).
-
-    Returns:
-        Scores per model x pooling and baselines, edge cases, per-model timing, a
-        gold-vs-cosine chart per model/pooling, and CSV / JSON downloads.
-    """
-    return replies.benchmark(evaluation(model, texts, data=data, sample=sample, seed=seed, models=models, pool=pool,
-                                         threshold=threshold, settings=settings, progress=progress, uploads=uploads,
-                                         access=access))
+#: The one-call tool: :func:`evaluation` answered as a Result by the family's formatter.
+benchmark = answer(evaluation, replies.benchmark, "benchmark")
 
 
 def _scores_table(systems: list[System], gold: np.ndarray, cut: float, n: int) -> pd.DataFrame:

@@ -4,7 +4,8 @@ Lives here, one module per chart family: ``matrix`` (heatmaps, attention grids),
 ``bars`` (bars, token strips, grouped bars), ``layers`` (curves across hidden states,
 heatmaps side by side), ``scatter`` (projection panels and the
 brushed 2-D/3-D views), ``why`` (the attribution charts of ``why`` and ``mask --why``)
-``pairs`` (two models' charts side by side, for `--vs`) and ``rows`` (the one chart-row limit every builder keeps, ``MAX_ROWS``, from
+``pairs`` (two models' charts side by side, for `--vs`) and ``rows`` (the one chart-row limit
+every builder keeps, ``MAX_ROWS``, from
 ``tools.core.config``). Charts are never displayed here; the assistant's renderers
 decide. The builders are re-exported here, so ``from tools import charts`` then
 ``charts.heatmap(...)`` reads as it should.

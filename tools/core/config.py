@@ -71,7 +71,7 @@ class Settings:
                 raise ValueError(f"{name} is {value}; it can be at most {maximum:g}.")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         """Read every field from ``ASSISTANT_*`` variables, keeping defaults for the rest."""
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}

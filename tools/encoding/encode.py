@@ -72,7 +72,7 @@ class Encoded:
             size += self.attentions.numel() * self.attentions.element_size()
         return size + len(self.tokens) * _TOKEN_OVERHEAD_BYTES + len(self.text) + len(self.pair or "")
 
-    def copy(self, attentions: bool = True) -> "Encoded":
+    def copy(self, attentions: bool = True) -> Encoded:
         """A copy whose tensors and lists the caller may change without touching the cache."""
         return dataclasses.replace(
             self, input_ids=self.input_ids.copy(), tokens=list(self.tokens), offsets=list(self.offsets),

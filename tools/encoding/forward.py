@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from tools.models.threads import threads_for
 from tools.models.gpu import gpu
 from tools.models.hub import model_by_key
+from tools.models.threads import threads_for
 
 #: Tokens a GPU pass gets through per second, counted low (ZeroGPU stops a call at its duration).
 _TOKENS_PER_SECOND = 2_000

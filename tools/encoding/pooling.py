@@ -10,8 +10,8 @@ import torch
 
 from tools.core.errors import UserError
 from tools.encoding.encode import Encoded, encode
-from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel
+from tools.models.threads import threads_for
 
 
 class Pooling(str, Enum):
@@ -23,7 +23,7 @@ class Pooling(str, Enum):
     SBERT = "sbert"
 
     @classmethod
-    def parse(cls, value: str) -> "Pooling":
+    def parse(cls, value: str) -> Pooling:
         try:
             return cls(value.lower())
         except ValueError:

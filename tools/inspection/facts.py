@@ -8,8 +8,8 @@ Nothing here is prose, except ``warnings``: each comes from the code that knows 
 
 from __future__ import annotations
 
-from enum import Enum
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import pandas as pd

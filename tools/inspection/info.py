@@ -8,8 +8,7 @@ from collections.abc import Iterator
 import pandas as pd
 import torch
 
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.inspection import replies
 from tools.inspection.facts import ModelFacts
 from tools.models.hub import LoadedModel, as_model
@@ -41,7 +40,7 @@ def parameter_groups(lm: LoadedModel) -> pd.DataFrame:
 
 
 def description(model: LoadedModel | str | None) -> ModelFacts:
-    """The model's sizes, parameter counts and origin (see :func:`describe`)."""
+    """Layers, heads, hidden size, vocabulary, parameters, embedding matrix, device, origin."""
     lm = as_model(model)
     emb = lm.encoder.get_input_embeddings().weight
     return ModelFacts(
@@ -65,7 +64,5 @@ def description(model: LoadedModel | str | None) -> ModelFacts:
     )
 
 
-@timed("model")
-def describe(model: LoadedModel | str | None) -> Result:
-    """Layers, heads, hidden size, vocabulary, parameters, embedding matrix, device, origin."""
-    return replies.describe(description(model))
+#: The one-call tool: :func:`description` answered as a Result by the family's formatter.
+describe = answer(description, replies.describe, "describe")

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.inspection import masking, replies
 from tools.inspection.facts import FillReasons
 from tools.models.hub import LoadedModel, ModelHub, default_hub
@@ -32,7 +31,16 @@ def explanation(
     fallback: str | None = None,
     hub: ModelHub | None = None,
 ) -> FillReasons:
-    """The fill-mask facts and each input token's attribution to the top fills (see :func:`mask_why`)."""
+    """The ``mask`` reply plus, for each mask's top fill, each input token's integrated-gradients attribution.
+
+    Args:
+        model, texts, top, mlm_model, fallback, hub: as :func:`tools.inspection.masking.mask`.
+
+    Returns:
+        The facts; ``mask_why`` (the same call) answers with a Result:
+        The fill-mask result with a ``why`` table (mask, position, token, kind,
+        contribution), a ``completeness`` table and bars over the sentence.
+    """
     hub = hub or default_hub()
     fills = masking.filling(model, texts, top=top, mlm_model=mlm_model, fallback=fallback, hub=hub)
     conversation = model if isinstance(model, LoadedModel) else hub.get(model)
@@ -56,22 +64,5 @@ def explanation(
                        BASELINE)
 
 
-@timed("mask")
-def mask_why(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    top: int = 5,
-    mlm_model: LoadedModel | str | None = None,
-    fallback: str | None = None,
-    hub: ModelHub | None = None,
-) -> Result:
-    """The ``mask`` reply plus, for each mask's top fill, each input token's integrated-gradients attribution.
-
-    Args:
-        model, texts, top, mlm_model, fallback, hub: as :func:`tools.inspection.masking.mask`.
-
-    Returns:
-        The fill-mask result with a ``why`` table (mask, position, token, kind,
-        contribution), a ``completeness`` table and bars over the sentence.
-    """
-    return replies.mask_why(explanation(model, texts, top, mlm_model, fallback, hub))
+#: The one-call tool: :func:`explanation` answered as a Result by the family's formatter.
+mask_why = answer(explanation, replies.mask_why, "mask_why")

@@ -18,16 +18,15 @@ import pandas as pd
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import code
-from tools.core.timing import timed
-from tools.models.threads import threads_for
+from tools.core.timing import answer
 from tools.inspection import replies
 from tools.inspection.facts import Fills
 from tools.models.gpu import gpu
 from tools.models.hub import LoadedModel, ModelHub, default_hub, model_by_key
 from tools.models.mlm_head import MaskedLMHead, masked_lm_head
 from tools.models.names import resolve
+from tools.models.threads import threads_for
 
 #: The most masks one command fills (each extra mask costs one forward pass in the joint filling).
 MAX_MASKS = 10
@@ -241,7 +240,26 @@ def filling(
     fallback: str | None = None,
     hub: ModelHub | None = None,
 ) -> Fills:
-    """The top candidates per mask, the greedy joint filling and the masks' attention (see :func:`mask`)."""
+    """Fill the masks of a text with a masked-language model.
+
+    Args:
+        model: the conversation's model (or its name); it predicts when its
+            masked-LM head loads complete.
+        texts: one text holding 1 to 10 masks, typed as ``[MASK]``, ``<mask>``
+            or the model's own mask token (they are translated).
+        top: candidates per mask, 1 to 50.
+        mlm_model: predict with this model instead (``--model``); it must have a
+            complete masked-LM head.
+        fallback: the model used when ``model`` has no complete head (default:
+            the hub's ``mlm_model`` setting, ASSISTANT_MLM_MODEL).
+        hub: resolves and loads model names (default: the process-wide hub).
+
+    Returns:
+        The facts; ``mask`` (the same call) answers with a Result:
+        A table per mask (rank, token, probability, completed sentence, word piece),
+        with several masks a greedy left-to-right joint filling, the tokens each
+        mask attends to most in the last layer (heads averaged), and a bar chart.
+    """
     if len(texts) != 1:
         raise UserError(f"`mask` takes one text with `[MASK]` in it; got {len(texts)} texts.")
     text = texts[0]
@@ -267,7 +285,7 @@ def filling(
     special = _special_mask(tok, probs.shape[-1])
     marked = _uses_word_start_marks(tok)
     candidates = []
-    for m, pos in enumerate(prep.positions):
+    for m in range(len(prep.positions)):
         ids, values = _candidates(probs[m], special, top)
         rows = []
         for rank, (tid, p) in enumerate(zip(ids, values), start=1):
@@ -283,35 +301,8 @@ def filling(
                  tuple(candidates), joint, sentence, joint_p, _attention_table(tok, prep, attn), warnings)
 
 
-@timed("mask")
-def mask(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    top: int = 5,
-    mlm_model: LoadedModel | str | None = None,
-    fallback: str | None = None,
-    hub: ModelHub | None = None,
-) -> Result:
-    """Fill the masks of a text with a masked-language model.
-
-    Args:
-        model: the conversation's model (or its name); it predicts when its
-            masked-LM head loads complete.
-        texts: one text holding 1 to 10 masks, typed as ``[MASK]``, ``<mask>``
-            or the model's own mask token (they are translated).
-        top: candidates per mask, 1 to 50.
-        mlm_model: predict with this model instead (``--model``); it must have a
-            complete masked-LM head.
-        fallback: the model used when ``model`` has no complete head (default:
-            the hub's ``mlm_model`` setting, ASSISTANT_MLM_MODEL).
-        hub: resolves and loads model names (default: the process-wide hub).
-
-    Returns:
-        A table per mask (rank, token, probability, completed sentence, word piece),
-        with several masks a greedy left-to-right joint filling, the tokens each
-        mask attends to most in the last layer (heads averaged), and a bar chart.
-    """
-    return replies.mask(filling(model, texts, top, mlm_model, fallback, hub))
+#: The one-call tool: :func:`filling` answered as a Result by the family's formatter.
+mask = answer(filling, replies.mask, "mask")
 
 
 def _greedy(lm, head, prep: Prepared, first_probs, special, marked):

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.inspection import replies
 from tools.inspection.facts import Padding, Tokens
 from tools.models.hub import LoadedModel, as_model
@@ -23,7 +22,16 @@ def tokenization(
     padding: str | None = None,
     truncation: bool = False,
 ) -> Tokens:
-    """Each token of a text or a pair, with its id, kind and segment (see :func:`tokenize`)."""
+    """One row per token of a text, or of a pair of texts encoded as a pair.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one text, or two texts that are encoded as a sentence pair.
+        max_length: the length that padding pads to and truncation cuts at
+            (default: the model's limit).
+        padding: ``longest`` or ``max_length``.
+        truncation: cut the input at ``max_length``.
+    """
     lm = as_model(model)
     if not 1 <= len(texts) <= 2:
         raise UserError(f"`tokenize` takes one text or a pair `a | b`; got {len(texts)} texts.")
@@ -73,22 +81,5 @@ def tokenization(
                   limit, lm.max_tokens, max_length, padding, truncation)
 
 
-@timed("tokenize")
-def tokenize(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    max_length: int | None = None,
-    padding: str | None = None,
-    truncation: bool = False,
-) -> Result:
-    """One row per token of a text, or of a pair of texts encoded as a pair.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one text, or two texts that are encoded as a sentence pair.
-        max_length: the length that padding pads to and truncation cuts at
-            (default: the model's limit).
-        padding: ``longest`` or ``max_length``.
-        truncation: cut the input at ``max_length``.
-    """
-    return replies.tokenize(tokenization(model, texts, max_length, padding, truncation))
+#: The one-call tool: :func:`tokenization` answered as a Result by the family's formatter.
+tokenize = answer(tokenization, replies.tokenize, "tokenize")

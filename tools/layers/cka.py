@@ -15,8 +15,7 @@ import numpy as np
 from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import Encoded
 from tools.layers import replies
 from tools.layers.facts import CkaEstimator, CkaUnit, LayerSimilarity
@@ -139,7 +138,24 @@ def layer_similarity(
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> LayerSimilarity:
-    """Linear CKA between every pair of hidden states (see :func:`cka`)."""
+    """Linear CKA (Kornblith et al. 2019) between every pair of hidden states, or against another model's.
+
+    Args:
+        model: a loaded model or its name.
+        texts: the sentences (default: ``sentences`` STS-B training sentences).
+        other: compare with this model's hidden states (``--with``); when its tokenizer splits the
+            sentences differently, each sentence's mean-pooled vector is one example instead of each token.
+        sentences: how many STS-B sentences to draw, 2 to 1000.
+        seed: the seed of the sentence sample (and of a token sample past 20,000 tokens).
+        estimator: ``auto`` (debiased when examples are fewer than ten times the hidden size), ``biased``
+            or ``debiased``.
+        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
+        progress: told the share of the work done and what runs.
+
+    Returns:
+        The facts; ``cka`` (the same call) answers with a Result:
+        The CKA matrix as a heatmap and a table (also as CSV), and which estimator and examples were used.
+    """
     lm = as_model(model)
     asked = CkaEstimator.parse(estimator, "--estimator")
     n = check_count(sentences, "--sentences", 2, MAX_SENTENCES)
@@ -178,34 +194,5 @@ def layer_similarity(
                            (a.shape[2], b.shape[2]), source, len(used), seed, warnings)
 
 
-@timed("cka")
-def cka(
-    model: LoadedModel | str | None,
-    texts: Sequence[str] = (),
-    *,
-    other: LoadedModel | str | None = None,
-    sentences: int = DEFAULT_SENTENCES,
-    seed: int = 0,
-    estimator: CkaEstimator | str = CkaEstimator.AUTO,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-) -> Result:
-    """Linear CKA (Kornblith et al. 2019) between every pair of hidden states, or against another model's.
-
-    Args:
-        model: a loaded model or its name.
-        texts: the sentences (default: ``sentences`` STS-B training sentences).
-        other: compare with this model's hidden states (``--with``); when its tokenizer splits the
-            sentences differently, each sentence's mean-pooled vector is one example instead of each token.
-        sentences: how many STS-B sentences to draw, 2 to 1000.
-        seed: the seed of the sentence sample (and of a token sample past 20,000 tokens).
-        estimator: ``auto`` (debiased when examples are fewer than ten times the hidden size), ``biased``
-            or ``debiased``.
-        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
-        progress: told the share of the work done and what runs.
-
-    Returns:
-        The CKA matrix as a heatmap and a table (also as CSV), and which estimator and examples were used.
-    """
-    return replies.cka(layer_similarity(model, texts, other=other, sentences=sentences, seed=seed,
-                                        estimator=estimator, settings=settings, progress=progress))
+#: The one-call tool: :func:`layer_similarity` answered as a Result by the family's formatter.
+cka = answer(layer_similarity, replies.cka, "cka")

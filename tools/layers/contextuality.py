@@ -17,8 +17,7 @@ import numpy as np
 from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.layers import replies
 from tools.layers.facts import Contextuality
 from tools.layers.inputs import (
@@ -123,7 +122,24 @@ def contextuality_measures(
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Contextuality:
-    """Self-similarity, intra-sentence similarity and MEV per hidden state (see :func:`contextuality`)."""
+    """How contextual each hidden state is (Ethayarajh 2019): self-similarity, intra-sentence similarity and
+    maximum explainable variance, beside and adjusted for the anisotropy baseline.
+
+    Args:
+        model: a loaded model or its name.
+        words: the words to measure (default: up to 30 words found in at least 5 sentences).
+        texts: the sentences to read (default: STS-B training sentences; with words, those holding them).
+        sentences: how many STS-B sentences to read, 2 to 1000.
+        seed: the seed of the sentence sample, the random pairs and the random matrices of the baselines.
+        pairs: random occurrence pairs behind the anisotropy baseline, 10 to 20000.
+        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
+        progress: told the share of the work done and what runs.
+
+    Returns:
+        The facts; ``contextuality`` (the same call) answers with a Result:
+        The three measures per hidden state with their baselines and adjusted values, a chart of the
+        curves, per-word self-similarity and MEV, and the most context-specific words; tables also as CSV.
+    """
     lm = as_model(model)
     n = check_count(sentences, "--sentences", 2, MAX_SENTENCES)
     n_pairs = check_count(pairs, "--pairs", 10, MAX_PAIRS)
@@ -216,34 +232,5 @@ def random_mev_baseline(pool: np.ndarray, sizes: Sequence[int], rng: np.random.G
     return out / len(sizes)
 
 
-@timed("contextuality")
-def contextuality(
-    model: LoadedModel | str | None,
-    words: Sequence[str] = (),
-    *,
-    texts: Sequence[str] = (),
-    sentences: int = DEFAULT_SENTENCES,
-    seed: int = 0,
-    pairs: int = DEFAULT_PAIRS,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-) -> Result:
-    """How contextual each hidden state is (Ethayarajh 2019): self-similarity, intra-sentence similarity and
-    maximum explainable variance, beside and adjusted for the anisotropy baseline.
-
-    Args:
-        model: a loaded model or its name.
-        words: the words to measure (default: up to 30 words found in at least 5 sentences).
-        texts: the sentences to read (default: STS-B training sentences; with words, those holding them).
-        sentences: how many STS-B sentences to read, 2 to 1000.
-        seed: the seed of the sentence sample, the random pairs and the random matrices of the baselines.
-        pairs: random occurrence pairs behind the anisotropy baseline, 10 to 20000.
-        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
-        progress: told the share of the work done and what runs.
-
-    Returns:
-        The three measures per hidden state with their baselines and adjusted values, a chart of the
-        curves, per-word self-similarity and MEV, and the most context-specific words; tables also as CSV.
-    """
-    return replies.contextuality(contextuality_measures(model, words, texts=texts, sentences=sentences, seed=seed,
-                                                        pairs=pairs, settings=settings, progress=progress))
+#: The one-call tool: :func:`contextuality_measures` answered as a Result by the family's formatter.
+contextuality = answer(contextuality_measures, replies.contextuality, "contextuality")

@@ -23,7 +23,7 @@ class Choice(str, Enum):
     """A string choice of a layer command; :meth:`parse` turns a typed value into a member or one sentence."""
 
     @classmethod
-    def parse(cls, value: "str | Choice", option: str) -> "Choice":
+    def parse(cls, value: str | Choice, option: str) -> Choice:
         if isinstance(value, cls):
             return value
         try:
@@ -39,7 +39,7 @@ class ProbeTask(Choice):
     DEP = "dep"  # the dependency relation to its head
     ALL = "all"  # both
 
-    def tasks(self) -> tuple["ProbeTask", ...]:
+    def tasks(self) -> tuple[ProbeTask, ...]:
         return (ProbeTask.POS, ProbeTask.DEP) if self is ProbeTask.ALL else (self,)
 
 

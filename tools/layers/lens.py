@@ -16,16 +16,15 @@ import numpy as np
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import code
-from tools.core.timing import timed
-from tools.models.threads import threads_for
+from tools.core.timing import answer
 from tools.inspection.masking import mask_pattern, prepare
 from tools.layers import replies_maps
 from tools.layers.facts import LogitLens
 from tools.models.gpu import gpu
 from tools.models.hub import LoadedModel, as_model, model_by_key
 from tools.models.mlm_head import masked_lm_head
+from tools.models.threads import threads_for
 
 #: The most candidates per layer.
 MAX_TOP = 20
@@ -73,7 +72,19 @@ def logit_lens(
     *,
     top: int = 5,
 ) -> LogitLens:
-    """The masked-LM head's top predictions at every hidden state (see :func:`lens`)."""
+    """The logit lens: the masked-LM head applied to the mask's hidden state at every layer.
+
+    Args:
+        model: a loaded model with a complete masked-LM head, or its name (a model without one,
+            such as the embedded all-MiniLM-L6-v2, is refused).
+        texts: one text with one mask, typed ``[MASK]``, ``<mask>`` or the model's own mask token.
+        top: candidates per layer, 1 to 20.
+
+    Returns:
+        The facts; ``lens`` (the same call) answers with a Result:
+        The top predictions with probabilities per hidden state (0 = embeddings), the rank and
+        probability of the last layer's answer at each, a chart of that rank, tables also as CSV.
+    """
     lm = as_model(model)
     if len(texts) != 1 or not str(texts[0]).strip():
         raise UserError("`lens` takes one text with one `[MASK]`, like `lens The cat sat on the [MASK].`")
@@ -114,23 +125,5 @@ def logit_lens(
                      ranks, answer_p.astype(np.float64), warnings)
 
 
-@timed("lens")
-def lens(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    *,
-    top: int = 5,
-) -> Result:
-    """The logit lens: the masked-LM head applied to the mask's hidden state at every layer.
-
-    Args:
-        model: a loaded model with a complete masked-LM head, or its name (a model without one,
-            such as the embedded all-MiniLM-L6-v2, is refused).
-        texts: one text with one mask, typed ``[MASK]``, ``<mask>`` or the model's own mask token.
-        top: candidates per layer, 1 to 20.
-
-    Returns:
-        The top predictions with probabilities per hidden state (0 = embeddings), the rank and
-        probability of the last layer's answer at each, a chart of that rank, tables also as CSV.
-    """
-    return replies_maps.lens(logit_lens(model, texts, top=top))
+#: The one-call tool: :func:`logit_lens` answered as a Result by the family's formatter.
+lens = answer(logit_lens, replies_maps.lens, "lens")

@@ -23,10 +23,9 @@ from tools.attention.syntax import SPACY_MODEL, parser
 from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.layers import replies
-from tools.layers.facts import Probing, ProbeTask, TaskScores
+from tools.layers.facts import ProbeTask, Probing, TaskScores
 from tools.layers.inputs import (
     Progress,
     check_count,
@@ -193,7 +192,25 @@ def probing(
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Probing:
-    """Probe accuracy, control accuracy and selectivity per hidden state (see :func:`probe`)."""
+    """Linear probes for spaCy's part-of-speech and dependency labels on every hidden state.
+
+    Args:
+        model: a loaded model or its name.
+        texts: the sentences to probe (default: ``sentences`` STS-B training sentences).
+        task: ``pos``, ``dep`` (each word's relation to its head) or ``all``.
+        sentences: how many STS-B sentences to draw, 4 to 1000 (ignored when texts are given).
+        seed: the seed of the sentence sample and of the split by sentence.
+        control_seed: the seed of the control task's labels (one per word type).
+        test_share: the share of sentences held out for scoring.
+        regularization: C of the logistic regressions (smaller: stronger L2 penalty).
+        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
+        progress: told the share of the work done and what runs.
+
+    Returns:
+        The facts; ``probe`` (the same call) answers with a Result:
+        Accuracy, control accuracy and selectivity per hidden state and task, the peak layer
+        and the expected layer; a chart of the curves; each table also as CSV.
+    """
     lm = as_model(model)
     chosen = ProbeTask.parse(task, "--task")
     n = check_count(sentences, "--sentences", MIN_SENTENCES, MAX_SENTENCES)
@@ -219,38 +236,5 @@ def probing(
                    float(regularization), warnings)
 
 
-@timed("probe")
-def probe(
-    model: LoadedModel | str | None,
-    texts: Sequence[str] = (),
-    *,
-    task: ProbeTask | str = ProbeTask.ALL,
-    sentences: int = DEFAULT_SENTENCES,
-    seed: int = 0,
-    control_seed: int = 1,
-    test_share: float = 0.25,
-    regularization: float = DEFAULT_C,
-    settings: Settings | None = None,
-    progress: Progress | None = None,
-) -> Result:
-    """Linear probes for spaCy's part-of-speech and dependency labels on every hidden state.
-
-    Args:
-        model: a loaded model or its name.
-        texts: the sentences to probe (default: ``sentences`` STS-B training sentences).
-        task: ``pos``, ``dep`` (each word's relation to its head) or ``all``.
-        sentences: how many STS-B sentences to draw, 4 to 1000 (ignored when texts are given).
-        seed: the seed of the sentence sample and of the split by sentence.
-        control_seed: the seed of the control task's labels (one per word type).
-        test_share: the share of sentences held out for scoring.
-        regularization: C of the logistic regressions (smaller: stronger L2 penalty).
-        settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
-        progress: told the share of the work done and what runs.
-
-    Returns:
-        Accuracy, control accuracy and selectivity per hidden state and task, the peak layer
-        and the expected layer; a chart of the curves; each table also as CSV.
-    """
-    return replies.probe(probing(model, texts, task=task, sentences=sentences, seed=seed,
-                                 control_seed=control_seed, test_share=test_share,
-                                 regularization=regularization, settings=settings, progress=progress))
+#: The one-call tool: :func:`probing` answered as a Result by the family's formatter.
+probe = answer(probing, replies.probe, "probe")

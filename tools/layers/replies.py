@@ -9,6 +9,7 @@ Hidden states are numbered 0 (embeddings) to L.
 from __future__ import annotations
 
 import re
+
 import numpy as np
 import pandas as pd
 

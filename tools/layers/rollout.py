@@ -22,15 +22,14 @@ import torch
 
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import encode
-from tools.models.threads import threads_for
 from tools.layers import replies_maps
 from tools.layers.facts import AttentionRollout, RolloutMethod
 from tools.layers.inputs import Progress, report
 from tools.models.gpu import gpu
 from tools.models.hub import LoadedModel, as_model, model_by_key
+from tools.models.threads import threads_for
 
 #: The most tokens (special ones included) rollout draws: two T x T heatmaps stay under the chart-row limit.
 MAX_ROLLOUT_TOKENS = 48
@@ -128,7 +127,21 @@ def attention_rollout(
     method: RolloutMethod | str = RolloutMethod.ROLLOUT,
     progress: Progress | None = None,
 ) -> AttentionRollout:
-    """Rollout or flow from the outputs to the inputs, the raw attention and the attribution (see :func:`rollout`)."""
+    """Attention rollout or attention flow (Abnar & Zuidema 2020) beside the raw last-layer attention.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one text (at most 48 tokens for rollout, 24 for flow, [CLS] and [SEP] included).
+        method: ``rollout`` (products of the residual-adjusted attention) or ``flow`` (maximum flow
+            through the same matrices).
+        progress: told the share of the work done and what runs.
+
+    Returns:
+        The facts; ``rollout`` (the same call) answers with a Result:
+        Heatmaps of the method's output -> input matrix and of the raw last-layer attention (heads
+        averaged); the input tokens [CLS] draws on most, with the Spearman correlation against the
+        gradient x input attribution of the [CLS] vector; tables also as CSV.
+    """
     lm = as_model(model)
     chosen = RolloutMethod.parse(method, "--method")
     if len(texts) != 1 or not str(texts[0]).strip():
@@ -157,26 +170,5 @@ def attention_rollout(
                             spearman(relevance[0][~special], attribution[~special]), [])
 
 
-@timed("rollout")
-def rollout(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    *,
-    method: RolloutMethod | str = RolloutMethod.ROLLOUT,
-    progress: Progress | None = None,
-) -> Result:
-    """Attention rollout or attention flow (Abnar & Zuidema 2020) beside the raw last-layer attention.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one text (at most 48 tokens for rollout, 24 for flow, [CLS] and [SEP] included).
-        method: ``rollout`` (products of the residual-adjusted attention) or ``flow`` (maximum flow
-            through the same matrices).
-        progress: told the share of the work done and what runs.
-
-    Returns:
-        Heatmaps of the method's output -> input matrix and of the raw last-layer attention (heads
-        averaged); the input tokens [CLS] draws on most, with the Spearman correlation against the
-        gradient x input attribution of the [CLS] vector; tables also as CSV.
-    """
-    return replies_maps.rollout(attention_rollout(model, texts, method=method, progress=progress))
+#: The one-call tool: :func:`attention_rollout` answered as a Result by the family's formatter.
+rollout = answer(attention_rollout, replies_maps.rollout, "rollout")

@@ -23,12 +23,12 @@ import torch
 from tools.core.cache import ByteLRU
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.models.threads import ThreadChooser
 from tools.models.backends import Backend
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.loading import load_parts
 from tools.models.names import FAST_SUFFIX, ModelSource, pick_device, resolve, split_fast
 from tools.models.st_config import SentenceConfig, read_sentence_config
+from tools.models.threads import ThreadChooser
 
 #: Default caps of each model's encoding cache (the hub sets ASSISTANT_CACHE_MB / ASSISTANT_CACHE_SIZE).
 DEFAULT_CACHE_BYTES = 256 * 2**20
@@ -54,11 +54,11 @@ class ModelState:
     threads: ThreadChooser = field(default_factory=ThreadChooser)
     mlm_head: Any = None  # tools.models.mlm_head.MaskedLMHead (not imported: it imports this module)
     input_embeddings: Any = None  # tools.similarity.neighbors.InputEmbeddings
-    sentence: "SentenceConfig | None" = _UNREAD
+    sentence: SentenceConfig | None = _UNREAD
 
 
 _serial = itertools.count(1)
-_REGISTRY: "weakref.WeakValueDictionary[str, LoadedModel]" = weakref.WeakValueDictionary()
+_REGISTRY: weakref.WeakValueDictionary[str, LoadedModel] = weakref.WeakValueDictionary()
 
 
 @dataclass
@@ -210,7 +210,7 @@ def default_hub() -> ModelHub:
     return ModelHub()
 
 
-def as_model(model: "LoadedModel | str | None") -> LoadedModel:
+def as_model(model: LoadedModel | str | None) -> LoadedModel:
     """Accept a loaded model or a name, so tools are easy to call from a notebook."""
     if isinstance(model, LoadedModel):
         return model

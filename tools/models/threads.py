@@ -95,7 +95,7 @@ class threads_for:
         else:
             self.wanted = chooser.pick() if chooser is not None else cores
 
-    def __enter__(self) -> "threads_for":
+    def __enter__(self) -> threads_for:
         self.lock = TORCH_THREADS
         self.lock.acquire()
         self.before = torch.get_num_threads()

@@ -142,7 +142,7 @@ def _tsne(matrix: np.ndarray, dims: int) -> Fitted:
 def umap_module():
     """The ``umap`` module, or a UserError that says how to install the optional extra."""
     try:
-        import umap  # noqa: PLC0415
+        import umap
     except ImportError:
         raise UserError(
             "UMAP needs the optional package umap-learn (about 210 MB with numba and llvmlite), which is not "

@@ -16,9 +16,8 @@ import torch
 import tools.projection.replies as replies  # `from tools.projection import …` would import the package: a cycle
 from tools import charts
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import text_label
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
@@ -52,7 +51,27 @@ def projection_map(
     progress: Progress | None = None,
     chart_rows: int = charts.MAX_ROWS,
 ) -> TokenMap | SentenceMap | VocabBasisMap | GloveMap:
-    """The map ``project`` draws, as facts (see :func:`project`)."""
+    """A labelled 2-D (or three pairwise 2-D views for 3-D) map of token or sentence vectors.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one or more texts (at least ``dims + 1`` at sentence level).
+        level: ``tokens`` (every token of every text, plus each text's sentence
+            vector as a distinct mark) or ``sentences`` (one point per text).
+        method: ``pca`` (with explained variance), ``tsne`` or ``umap`` (optional extra).
+        dims: 2 or 3.
+        layer: the hidden state to use (0 = embeddings; default: the last layer).
+        pool: how a sentence vector is made (``cls``, ``mean``, ``max``, ``sbert``).
+        basis: ``texts`` (fit on these vectors) or ``vocab`` (fit on the model's
+            input-embedding matrix and show each token's static and contextual position).
+        progress: called with (fraction, message) as the work advances.
+        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
+
+    Returns:
+        The facts; ``project`` (the same call) answers with a Result:
+        A coordinates table, PCA's explained variance, an interactive chart, and
+        the coordinates (CSV) and chart spec (JSON) as downloads.
+    """
     lm = as_model(model)
     report = progress or (lambda fraction, message: None)
     chosen_level = parse_choice(Level, level, "level")
@@ -80,41 +99,8 @@ def projection_map(
     return _tokens(lm, texts, chosen_method, dims, layer_index, pooling, report, chart_limit, sbert)
 
 
-@timed("project")
-def project(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    level: str = "tokens",
-    method: str = "pca",
-    dims: int = 2,
-    layer: int | None = None,
-    pool: str = "mean",
-    basis: str = "texts",
-    progress: Progress | None = None,
-    chart_rows: int = charts.MAX_ROWS,
-) -> Result:
-    """A labelled 2-D (or three pairwise 2-D views for 3-D) map of token or sentence vectors.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one or more texts (at least ``dims + 1`` at sentence level).
-        level: ``tokens`` (every token of every text, plus each text's sentence
-            vector as a distinct mark) or ``sentences`` (one point per text).
-        method: ``pca`` (with explained variance), ``tsne`` or ``umap`` (optional extra).
-        dims: 2 or 3.
-        layer: the hidden state to use (0 = embeddings; default: the last layer).
-        pool: how a sentence vector is made (``cls``, ``mean``, ``max``, ``sbert``).
-        basis: ``texts`` (fit on these vectors) or ``vocab`` (fit on the model's
-            input-embedding matrix and show each token's static and contextual position).
-        progress: called with (fraction, message) as the work advances.
-        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
-
-    Returns:
-        A coordinates table, PCA's explained variance, an interactive chart, and
-        the coordinates (CSV) and chart spec (JSON) as downloads.
-    """
-    return replies.project(projection_map(model, texts, level, method, dims, layer, pool, basis, progress,
-                                          chart_rows))
+#: The one-call tool: :func:`projection_map` answered as a Result by the family's formatter.
+project = answer(projection_map, replies.project, "project")
 
 
 def _tokens(lm, texts, method, dims, layer, pooling, report, chart_limit, sbert) -> TokenMap:

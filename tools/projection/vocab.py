@@ -15,8 +15,7 @@ import tools.projection.replies as replies  # `from tools.projection import …`
 from tools import charts
 from tools.core import cancel
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
 from tools.projection.facts import Color, Vocabulary, summary
 from tools.projection.fit import (
@@ -82,39 +81,6 @@ def token_labels(tokens: Sequence[str], specials: set[str], prefix: str = "##", 
     return pd.DataFrame(rows, columns=["token", *LABELS])
 
 
-@timed("vocab")
-def vocab(
-    model: LoadedModel | str | None,
-    texts: Sequence[str] = (),
-    n: int = DEFAULT_N,
-    method: str = "pca",
-    color: str = "length",
-    dims: int = 2,
-    progress: Callable[[float, str], None] | None = None,
-    chart_rows: int = charts.MAX_ROWS,
-) -> Result:
-    """Project the first ``n`` rows of the input-embedding matrix, labelled, with a Projector export.
-
-    Args:
-        model: a loaded model or its name.
-        texts: unused (the command takes none).
-        n: how many rows of the matrix, in id order, to consider; ``[unused…]``
-            placeholder rows among them are skipped.
-        method: ``pca``, ``tsne`` (at most 3,000 points) or ``umap`` (optional extra).
-        color: ``length``, ``vowels``, ``number``, ``subword`` or ``special``.
-        dims: 2, or 3 for three linked pairwise views.
-        progress: called with (fraction, message) as the work advances.
-        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
-
-    Returns:
-        A table of coordinates and labels, PCA's explained variance, a chart of at
-        most 5,000 points, and downloads: the coordinates (CSV), the chart spec
-        (JSON) and ``vocab-projector.zip``.
-    """
-    report = progress or (lambda fraction, message: None)
-    result = replies.vocab(vocab_map(model, n, method, color, dims, report, chart_rows))
-    report(1.0, "done")
-    return result
 
 
 def vocab_map(
@@ -126,7 +92,24 @@ def vocab_map(
     progress: Callable[[float, str], None] | None = None,
     chart_rows: int = charts.MAX_ROWS,
 ) -> Vocabulary:
-    """The first ``n`` rows of the input-embedding matrix, labelled and projected, as facts (see :func:`vocab`)."""
+    """Project the first ``n`` rows of the input-embedding matrix, labelled, with a Projector export.
+
+    Args:
+        model: a loaded model or its name.
+        n: how many rows of the matrix, in id order, to consider; ``[unused…]``
+            placeholder rows among them are skipped.
+        method: ``pca``, ``tsne`` (at most 3,000 points) or ``umap`` (optional extra).
+        color: ``length``, ``vowels``, ``number``, ``subword`` or ``special``.
+        dims: 2, or 3 for three linked pairwise views.
+        progress: called with (fraction, message) as the work advances.
+        chart_rows: the most points the chart shows (a seeded sample past it; the table keeps all).
+
+    Returns:
+        The facts; ``vocab`` (the same call) answers with a Result:
+        A table of coordinates and labels, PCA's explained variance, a chart of at
+        most 5,000 points, and downloads: the coordinates (CSV), the chart spec
+        (JSON) and ``vocab-projector.zip``.
+    """
     lm = as_model(model)
     report = progress or (lambda fraction, message: None)
     chosen = parse_choice(Method, method, "method")
@@ -158,3 +141,7 @@ def vocab_map(
     shown, sampled = chart_sample(frame, max(1, min(chart_rows, charts.MAX_ROWS)), keep=frame["special"])
     return Vocabulary(lm.name, lm.hidden_size, n, n - len(ids), paint, summary(fitted, dims), frame, shown, sampled,
                       vectors, labels)
+
+
+#: The one-call tool: :func:`vocab_map` answered as a Result by the family's formatter.
+vocab = answer(vocab_map, replies.vocab, "vocab")

@@ -86,7 +86,9 @@ def on_vocab_basis(lm: LoadedModel, texts: Sequence[str], method: Method, dims: 
     for j, c in enumerate(cols):
         table[f"contextual {c}"] = np.round(ctx_xy[:, j], 6)
     table["moved (projected)"] = np.round(np.linalg.norm(ctx_xy - static_xy, axis=1), 6)
-    unit = lambda m: m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)  # noqa: E731
+    def unit(m: np.ndarray) -> np.ndarray:
+        return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
     table["cosine static vs contextual"] = np.round((unit(static_m) * unit(ctx_m)).sum(axis=1), 6)
     report(0.8, "drawing the chart")
     long = pd.concat([

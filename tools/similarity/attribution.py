@@ -13,8 +13,8 @@ import torch
 
 from tools.core.errors import UserError
 from tools.encoding.pooling import Pooling
-from tools.models.threads import threads_for
 from tools.models.hub import LoadedModel
+from tools.models.threads import threads_for
 from tools.similarity.why_math import (
     IG_MAX_STEPS,
     IG_STEPS,

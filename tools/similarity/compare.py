@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import check_layer, truncation_warnings
 from tools.encoding.pooling import (
     Pooling,
@@ -34,7 +33,20 @@ def comparison(
     pool: str = "mean",
     layer: int | None = None,
 ) -> Comparison:
-    """The cosine matrix of the texts' sentence vectors under each asked pooling (see :func:`compare`)."""
+    """Cosine similarity between sentence vectors.
+
+    Args:
+        model: a loaded model or its name.
+        texts: two or more texts.
+        pool: ``cls``, ``mean``, ``max``, ``sbert`` (the model's own
+            sentence-transformers recipe) or ``all``.
+        layer: the hidden state to pool (0 = embeddings; default: the last layer).
+            ``sbert`` always uses the last layer, as sentence-transformers does.
+
+    Returns:
+        The facts; ``compare`` (the same call) answers with a Result:
+        Two texts: one row per pooling. More: a similarity matrix per pooling and a heatmap.
+    """
     lm = as_model(model)
     if len(texts) < 2:
         raise UserError("`compare` needs at least two texts separated by `|`, like `compare A cat. | A kitten.`")
@@ -49,24 +61,5 @@ def comparison(
                       pool.lower(), warnings)
 
 
-@timed("compare")
-def compare(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    pool: str = "mean",
-    layer: int | None = None,
-) -> Result:
-    """Cosine similarity between sentence vectors.
-
-    Args:
-        model: a loaded model or its name.
-        texts: two or more texts.
-        pool: ``cls``, ``mean``, ``max``, ``sbert`` (the model's own
-            sentence-transformers recipe) or ``all``.
-        layer: the hidden state to pool (0 = embeddings; default: the last layer).
-            ``sbert`` always uses the last layer, as sentence-transformers does.
-
-    Returns:
-        Two texts: one row per pooling. More: a similarity matrix per pooling and a heatmap.
-    """
-    return replies.compare(comparison(model, texts, pool, layer))
+#: The one-call tool: :func:`comparison` answered as a Result by the family's formatter.
+compare = answer(comparison, replies.compare, "compare")

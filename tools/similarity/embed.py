@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.core.errors import UserError
-from tools.core.results import Result
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import check_layer, truncation_warnings
 from tools.encoding.pooling import sbert_layer_warnings, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
@@ -25,7 +24,22 @@ def embedding(
     layer: int | None = None,
     pool: str = "mean",
 ) -> Embedding:
-    """The texts' token vectors at ``layer``, their pooled sentence vectors and every norm (see :func:`embed`)."""
+    """Token and sentence vectors of one or more texts, ready to download.
+
+    Args:
+        model: a loaded model or its name.
+        texts: one or more texts.
+        layer: the hidden state the token vectors and the sentence vector come from
+            (0 = embedding output; default: the last layer).
+        pool: ``cls``, ``mean``, ``max`` or ``sbert`` (the model's own recipe, last layer).
+
+    Returns:
+        The facts; ``embed`` (the same call) answers with a Result:
+        Tables of hidden-state shapes (with mean token norms), token norms and the
+        sentence vectors; a heatmap of token norms across hidden states; artifacts
+        ``sentence_vectors.npy``, ``embeddings.safetensors``, ``sentence_vectors.csv``
+        and ``token_vectors.csv``.
+    """
     lm = as_model(model)
     if not texts:
         raise UserError("`embed` needs a text: `embed BERT provides contextual embeddings.`.")
@@ -50,26 +64,5 @@ def embedding(
     )
 
 
-@timed("embed")
-def embed(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    layer: int | None = None,
-    pool: str = "mean",
-) -> Result:
-    """Token and sentence vectors of one or more texts, ready to download.
-
-    Args:
-        model: a loaded model or its name.
-        texts: one or more texts.
-        layer: the hidden state the token vectors and the sentence vector come from
-            (0 = embedding output; default: the last layer).
-        pool: ``cls``, ``mean``, ``max`` or ``sbert`` (the model's own recipe, last layer).
-
-    Returns:
-        Tables of hidden-state shapes (with mean token norms), token norms and the
-        sentence vectors; a heatmap of token norms across hidden states; artifacts
-        ``sentence_vectors.npy``, ``embeddings.safetensors``, ``sentence_vectors.csv``
-        and ``token_vectors.csv``.
-    """
-    return replies.embed(embedding(model, texts, layer, pool))
+#: The one-call tool: :func:`embedding` answered as a Result by the family's formatter.
+embed = answer(embedding, replies.embed, "embed")

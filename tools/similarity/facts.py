@@ -1,7 +1,8 @@
 """What the similarity tools find, as typed facts: numbers, frames and the choices that shaped them.
 
 The tools (``compare``, ``why``, ``words``, ``embed``, ``static``, ``neighbors``) compute these;
-:mod:`~tools.similarity.replies` turns each into the words, tables and charts a person reads. Nothing here is prose, except
+:mod:`~tools.similarity.replies` turns each into the words, tables and charts a person reads.
+Nothing here is prose, except
 ``warnings``: each comes from the code that knows the rule (pooling, truncation), and the
 integrated-gradients ``baseline``, described by :mod:`~tools.similarity.attribution`.
 """

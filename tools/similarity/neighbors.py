@@ -12,9 +12,8 @@ import pandas as pd
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import code
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity import replies
 from tools.similarity.facts import Neighbours
@@ -100,7 +99,19 @@ def nearest(
     space: str = "model",
     k: int = 10,
 ) -> Neighbours:
-    """The ``k`` nearest words to one word by cosine in the chosen space (see :func:`neighbors`)."""
+    """The ``k`` nearest words to one word by cosine.
+
+    Args:
+        model: a loaded model or its name (used for ``space="model"``).
+        texts: one word.
+        space: ``model`` (the model's input-embedding matrix; a word of several
+            pieces is the mean of its pieces) or ``glove`` (GloVe 6B 50d, lower-cased).
+        k: how many neighbours, 1 to 100.
+
+    Returns:
+        The facts; ``neighbors`` (the same call) answers with a Result:
+        A ranked table of neighbours with their cosine, and a bar chart.
+    """
     if len(texts) != 1:
         raise UserError(f"`neighbors` takes one word, like `neighbors bank`; got {len(texts)} texts.")
     word = " ".join(texts[0].split())
@@ -116,23 +127,5 @@ def nearest(
     return SEARCH[chosen](lm, word, int(k))
 
 
-@timed("neighbors")
-def neighbors(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    space: str = "model",
-    k: int = 10,
-) -> Result:
-    """The ``k`` nearest words to one word by cosine.
-
-    Args:
-        model: a loaded model or its name (used for ``space="model"``).
-        texts: one word.
-        space: ``model`` (the model's input-embedding matrix; a word of several
-            pieces is the mean of its pieces) or ``glove`` (GloVe 6B 50d, lower-cased).
-        k: how many neighbours, 1 to 100.
-
-    Returns:
-        A ranked table of neighbours with their cosine, and a bar chart.
-    """
-    return replies.neighbors(nearest(model, texts, space, k))
+#: The one-call tool: :func:`nearest` answered as a Result by the family's formatter.
+neighbors = answer(nearest, replies.neighbors, "neighbors")

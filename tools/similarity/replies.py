@@ -266,7 +266,8 @@ def static(s: StaticWord | StaticSentences) -> Result:
 def _static_word(s: StaticWord) -> Result:
     occs = s.occurrences
     model_col = f"{s.model} ({s.strategy.value})"
-    pairs = pd.DataFrame([{"a": occs[i].label, "b": occs[j].label, "same sentence": occs[i].sentence == occs[j].sentence,
+    pairs = pd.DataFrame([{"a": occs[i].label, "b": occs[j].label,
+                           "same sentence": occs[i].sentence == occs[j].sentence,
                            s.static: float(s.static_cosines[i, j]), model_col: float(s.model_cosines[i, j])}
                           for i, j in itertools.combinations(range(len(occs)), 2)])
     occ_frame = pd.DataFrame([{"occurrence": o.label, "sentence": o.sentence + 1, "text": o.surface,

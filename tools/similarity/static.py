@@ -20,9 +20,8 @@ import pandas as pd
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import code
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import truncation_warnings
 from tools.encoding.pooling import cosine_matrix, sentence_vectors, usable_pooling
 from tools.models.hub import LoadedModel, as_model
@@ -34,7 +33,7 @@ from tools.similarity.facts import StaticSentences, StaticWord
 GLOVE = "GloVe 6B 50d"
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _LOCK = threading.Lock()
-_LOADED: list["Glove"] = []  # at most one, immutable once built
+_LOADED: list[Glove] = []  # at most one, immutable once built
 
 
 @dataclass(frozen=True)
@@ -173,22 +172,6 @@ def static_view(
     pool: str = "mean",
     mode: str = "auto",
 ) -> StaticWord | StaticSentences:
-    """GloVe's cosines beside the model's, for one word's occurrences or for whole texts (see :func:`static`)."""
-    lm = as_model(model)
-    chosen = pick_mode(texts, mode)
-    if chosen is Mode.WORD:
-        return _word_mode(lm, texts, strategy)
-    return _sentence_mode(lm, texts, pool)
-
-
-@timed("static")
-def static(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    strategy: str = "last",
-    pool: str = "mean",
-    mode: str = "auto",
-) -> Result:
     """GloVe's static view beside the model's contextual one.
 
     Args:
@@ -201,11 +184,20 @@ def static(
             ``word`` or ``sentences``.
 
     Returns:
+        The facts; ``static`` (the same call) answers with a Result:
         Word mode: every pair of occurrences with GloVe cosine (1.0) and the model's
         cosine. Sentence mode: every pair of texts with average-GloVe cosine and the
         model's cosine, plus the words GloVe used and did not know.
     """
-    return replies.static(static_view(model, texts, strategy, pool, mode))
+    lm = as_model(model)
+    chosen = pick_mode(texts, mode)
+    if chosen is Mode.WORD:
+        return _word_mode(lm, texts, strategy)
+    return _sentence_mode(lm, texts, pool)
+
+
+#: The one-call tool: :func:`static_view` answered as a Result by the family's formatter.
+static = answer(static_view, replies.static, "static")
 
 
 def _word_mode(lm: LoadedModel, texts: Sequence[str], strategy: str) -> StaticWord:

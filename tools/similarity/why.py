@@ -16,9 +16,8 @@ import pandas as pd
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import text_label as label
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import Encoded, check_layer, encode, truncation_warnings
 from tools.encoding.pooling import Pooling, cosine_matrix, sbert_layer_warnings, sentence_vectors
 from tools.models.hub import LoadedModel, as_model
@@ -101,7 +100,22 @@ def explanation(
     pool: str = "mean",
     layer: int | None = None,
 ) -> WhyExact | WhyGradients:
-    """The token attribution of two texts' cosine: exact for a mean, integrated gradients otherwise (see :func:`why`)."""
+    """Which tokens make two texts similar.
+
+    Args:
+        model: a loaded model or its name.
+        texts: exactly two texts.
+        pool: ``mean`` (exact token-pair decomposition), ``cls``, ``max`` or ``sbert``
+            (integrated gradients, unless the model's sbert recipe is a mean).
+        layer: hidden state to pool (default: the last layer; sbert reads the last).
+
+    Returns:
+        The facts; ``why`` (the same call) answers with a Result:
+        Tables ``tokens`` (each token's contribution), ``words`` (word pieces summed into the
+        words they spell) and, for the exact decomposition, ``pairs`` (each token pair's); for
+        integrated gradients ``completeness``. The reply names the top word pairs. Charts:
+        the token-pair heatmap (exact) and each text's token bars.
+    """
     lm = as_model(model)
     if len(texts) != 2:
         raise UserError(f"`why` explains the similarity of exactly two texts, like `why A cat sat. | A kitten "
@@ -125,29 +139,8 @@ def explanation(
     return _gradients(lm, texts, vectors, pooling, layer_index, cosine, warnings)
 
 
-@timed("why")
-def why(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    pool: str = "mean",
-    layer: int | None = None,
-) -> Result:
-    """Which tokens make two texts similar.
-
-    Args:
-        model: a loaded model or its name.
-        texts: exactly two texts.
-        pool: ``mean`` (exact token-pair decomposition), ``cls``, ``max`` or ``sbert``
-            (integrated gradients, unless the model's sbert recipe is a mean).
-        layer: hidden state to pool (default: the last layer; sbert reads the last).
-
-    Returns:
-        Tables ``tokens`` (each token's contribution), ``words`` (word pieces summed into the
-        words they spell) and, for the exact decomposition, ``pairs`` (each token pair's); for
-        integrated gradients ``completeness``. The reply names the top word pairs. Charts:
-        the token-pair heatmap (exact) and each text's token bars.
-    """
-    return replies_why.why(explanation(model, texts, pool, layer))
+#: The one-call tool: :func:`explanation` answered as a Result by the family's formatter.
+why = answer(explanation, replies_why.why, "why")
 
 
 def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: int, cosine: float,
@@ -172,7 +165,8 @@ def _exact(lm: LoadedModel, texts: Sequence[str], encs: list[Encoded], layer: in
     words_b, groups_b = _words_frame(1, texts[1], tokens[n:].reset_index(drop=True), b.tokens, b.offsets, cosine)
     top = _top_word_pairs(groups_a @ matrix @ groups_b.T, words_a, words_b)
     return WhyExact(lm.name, (texts[0], texts[1]), pooling, layer, lm.num_layers, cosine, tuple(a.tokens),
-                    tuple(b.tokens), matrix, rows, cols, tokens, pairs, pd.concat([words_a, words_b], ignore_index=True),
+                    tuple(b.tokens), matrix, rows, cols, tokens, pairs,
+                    pd.concat([words_a, words_b], ignore_index=True),
                     tuple(top), float(matrix[special].sum()), float(matrix[punct].sum()), warnings)
 
 

@@ -17,9 +17,8 @@ import pandas as pd
 import torch
 
 from tools.core.errors import UserError
-from tools.core.results import Result
 from tools.core.text import code
-from tools.core.timing import timed
+from tools.core.timing import answer
 from tools.encoding.encode import Encoded, encode
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity import replies
@@ -198,7 +197,21 @@ def word_in_context(
     strategy: str = "all",
     seed: int = 0,
 ) -> WordInContext:
-    """The word's occurrences and their cosines under each strategy, with the baselines (see :func:`word`)."""
+    """The vector of one word in each of several sentences, compared across contexts.
+
+    Args:
+        model: a loaded model or its name.
+        texts: the word first, then one or more sentences that contain it.
+        strategy: ``first``, ``last``, ``sum-all``, ``sum-last4``, ``concat-last4``,
+            ``mean-last4`` or ``all`` (one row per strategy).
+        seed: seeds the choice of the random token of the baseline.
+
+    Returns:
+        The facts; ``word`` (the same call) answers with a Result:
+        Occurrences, cosine between every pair of occurrences (labelled by sentence
+        and token position), baselines (the word against the other tokens of its
+        sentence, and against one random token), a heatmap or bars per strategy.
+    """
     lm = as_model(model)
     if len(texts) < 2:
         raise UserError("`word` needs the word and at least one sentence: `word bank | I sat by the river bank.`.")
@@ -224,28 +237,8 @@ def word_in_context(
                          pd.DataFrame(pair_rows), pd.DataFrame(summary_rows), seed, random_token, piece, warnings)
 
 
-@timed("word")
-def word(
-    model: LoadedModel | str | None,
-    texts: Sequence[str],
-    strategy: str = "all",
-    seed: int = 0,
-) -> Result:
-    """The vector of one word in each of several sentences, compared across contexts.
-
-    Args:
-        model: a loaded model or its name.
-        texts: the word first, then one or more sentences that contain it.
-        strategy: ``first``, ``last``, ``sum-all``, ``sum-last4``, ``concat-last4``,
-            ``mean-last4`` or ``all`` (one row per strategy).
-        seed: seeds the choice of the random token of the baseline.
-
-    Returns:
-        Occurrences, cosine between every pair of occurrences (labelled by sentence
-        and token position), baselines (the word against the other tokens of its
-        sentence, and against one random token), a heatmap or bars per strategy.
-    """
-    return replies.word(word_in_context(model, texts, strategy, seed))
+#: The one-call tool: :func:`word_in_context` answered as a Result by the family's formatter.
+word = answer(word_in_context, replies.word, "word")
 
 
 def _random_token(encs: list[Encoded], occs: list[Occurrence], rng: np.random.Generator) -> tuple[int, int] | None:

@@ -7,8 +7,8 @@
   (full precision; a CPU model switches to it at its first bulk batch, exported then) and
   ``onnx-int8`` (the fast path); attentions fall back to PyTorch. onnxruntime is imported only there.
 
-Room for a remote serving engine: a class with ``name`` and ``run`` (see :class:`Backend`). Modules are named ``torch_fp32``/``torch_int8`` rather
-than ``torch`` so that nothing can shadow the torch package.
+Room for a remote serving engine: a class with ``name`` and ``run`` (see :class:`Backend`). Modules are
+named ``torch_fp32``/``torch_int8`` rather than ``torch`` so that nothing can shadow the torch package.
 
 May import: torch, ``tools.core``, ``tools.models.threads``; onnx and onnxruntime only in
 ``onnx_runtime``, when a model first needs it; never ``tools.models.hub`` (the hub imports the backends).

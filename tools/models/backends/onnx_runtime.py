@@ -21,9 +21,9 @@ from typing import Any
 
 import torch
 
-from tools.models.threads import max_threads
 from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
+from tools.models.threads import max_threads
 
 log = logging.getLogger(__name__)
 #: The hidden-state inputs an exported encoder takes, in this order (those its tokenizer gives).
@@ -51,7 +51,7 @@ class OnnxBackend:
         self._lock = threading.Lock()
 
     @classmethod
-    def lazy(cls, lm: Any, min_rows: int) -> "OnnxBackend":
+    def lazy(cls, lm: Any, min_rows: int) -> OnnxBackend:
         """Full precision: PyTorch until a batch of ``min_rows`` inputs or more (bulk work: a benchmark, a
         corpus), which exports the model once (seconds; the file is reused by later processes); that pass
         and every later one then run in ONNX Runtime. A chat's few texts never pay for the export."""
