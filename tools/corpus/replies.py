@@ -111,7 +111,7 @@ def info(i: CorpusInfo) -> Result:
 def listing(c: CorpusList) -> Result:
     """``corpus list``: every corpus and the space they take."""
     if c.corpora:
-        text = (f"{len(c.corpora)} corpus{'es' if len(c.corpora) != 1 else ''}: "
+        text = (f"{len(c.corpora)} {'corpora' if len(c.corpora) != 1 else 'corpus'}: "
                 f"{', '.join(f'**{md(i.name)}** ({i.rows:,} rows)' for i in c.corpora)}; "
                 f"{_mb(c.bytes_on_disk)} of {_mb(c.disk_limit_bytes)} on disk.")
     else:
