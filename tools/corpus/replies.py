@@ -24,6 +24,8 @@ from tools.corpus.facts import (
     SearchHits,
 )
 
+#: Bars one chart shows (the tables hold every row).
+CHART_BARS = 50
 POOLING_WORDS = {"sbert": "the model's own sentence-transformers pooling", "mean": "mean pooling of the last layer"}
 
 
@@ -138,7 +140,8 @@ def search(h: SearchHits) -> Result:
     if len(h.queries) > 1:
         text += f" {len(h.queries)} queries; every hit is in the table."
     tables = [Table("hits", frame)]
-    shown = first.assign(label=[_label(i, t) for i, t in zip(first["id"], first["text"])])
+    shown = first.head(CHART_BARS)
+    shown = shown.assign(label=[_label(i, t) for i, t in zip(first["id"], first["text"])])
     chart = charts.bars(shown[["label", "score", "rank"]], "label", "score", title="Cosine to the query",
                         sort=list(shown["label"]), tooltip=["label", "rank"])
     return _result("search", text, tables, [Chart("hits", chart)], h.corpus, {"k": h.k})
@@ -196,7 +199,7 @@ def duplicates(d: Duplicates) -> Result:
                 f"({d.corpus.rows:,} rows, compared {how}); lower --threshold to see closer pairs.")
     chart_list = []
     if len(pairs):
-        shown = pairs.head(50)
+        shown = pairs.head(CHART_BARS)
         shown = shown.assign(pair=[f"#{a} ~ #{b}" for a, b in zip(shown["a"], shown["b"])])
         chart_list = [Chart("pairs", charts.bars(shown[["pair", "cosine"]], "pair", "cosine",
                                                  title=f"Closest pairs (top {len(shown)})", sort="-x"))]
@@ -215,8 +218,8 @@ def outliers(o: Outliers) -> Result:
     text = (f"The farthest text in **{md(o.corpus.name)}** is #{o.ids[0]} {code(top['text'].iat[0], 80)}: mean cosine "
             f"distance {o.distances[0]:.4f} to its {o.k} nearest neighbours, against a median of {median:.4f} over "
             f"{o.corpus.rows:,} rows; the top {len(o.ids)} are in the table.")
-    shown = top.head(min(len(top), charts.MAX_ROWS))
+    shown = top.head(CHART_BARS)
     shown = shown.assign(label=[_label(i, t) for i, t in zip(shown["id"], shown["text"])])
     chart = charts.bars(shown[["label", "mean distance"]], "label", "mean distance",
-                        title=f"Mean distance to the {o.k} nearest neighbours", sort=list(shown["label"]))
+                        title=f"Mean distance to the {o.k} nearest neighbours (top {len(shown)})", sort=list(shown["label"]))
     return _result("outliers", text, tables, [Chart("outliers", chart)], o.corpus, {"top": o.top, "k": o.k})
