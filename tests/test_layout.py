@@ -110,7 +110,7 @@ def test_the_readme_layout_names_every_package():
 
 
 #: The command families: each computes typed facts and has one formatter that writes the words (DESIGN.md).
-FAMILIES = ("similarity", "attention", "projection", "benchmark", "inspection")
+FAMILIES = ("similarity", "attention", "projection", "benchmark", "inspection", "corpus")
 REPLY_TYPES = {"Result", "Table", "Chart", "Artifact"}
 
 

@@ -19,7 +19,9 @@ import numpy as np
 from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
-from tools.corpus.engines import Engine, EncodeChunk, engine_named
+from tools.core.text import code
+from tools.corpus.engines.base import EncodeChunk, Engine
+from tools.corpus.engines.local import LocalEngine
 from tools.corpus.facts import EncodeReport, ReadCorpus
 from tools.corpus.index import build_index
 from tools.corpus.read import read_texts
@@ -30,6 +32,13 @@ from tools.models.hub import LoadedModel
 Progress = Callable[[float, str], None]
 #: Poolings a corpus may be encoded with: the model's own recipe, or the mean of its last layer.
 CORPUS_POOLINGS = (Pooling.SBERT, Pooling.MEAN)
+
+
+def engine_named(name: str) -> Engine:
+    """The engine called ``name``: ``local`` (in this process)."""
+    if name.lower() == "local":
+        return LocalEngine()
+    raise UserError(f"Unknown engine {code(name, 20)}; use `--engine local` (the only engine installed here).")
 
 
 def corpus_pooling(lm: LoadedModel, pool: str | None = None) -> Pooling:

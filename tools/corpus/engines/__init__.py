@@ -5,41 +5,12 @@ An engine takes the chunk encoder (a callable ``texts -> float32 array``, e.g.
 yields ``(chunk number, vectors)`` as each chunk finishes, in any order. It never writes: the
 caller (:func:`tools.corpus.encode.encode_corpus`) persists each chunk and the manifest, reports
 progress and checks for cancellation between chunks. So an in-process engine and a cluster one
-(Ray actors holding the model, later) are interchangeable.
+(Ray actors holding the model, later) are interchangeable; ``tools.corpus.encode.engine_named``
+picks one by name.
 
-Lives here: ``local`` (in this process, one chunk after another) and the :class:`Engine` protocol.
+Lives here: ``base`` (the :class:`~tools.corpus.engines.base.Engine` protocol, ``EncodeChunk``) and
+``local`` (in this process, one chunk after another).
 
-May import: numpy, the standard library and ``tools.core``; nothing that computes (an engine is
-handed the encoder, it does not build one).
+May import: numpy and the standard library; nothing else from the project (an engine is handed
+the encoder, it does not build one).
 """
-
-from __future__ import annotations
-
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol
-
-import numpy as np
-
-from tools.core.errors import UserError
-from tools.core.text import code
-
-#: What an engine is handed: texts in, one float32 row per text out.
-EncodeChunk = Callable[[Sequence[str]], np.ndarray]
-
-
-class Engine(Protocol):
-    """Encodes jobs; see the module docstring."""
-
-    name: str
-
-    def run(self, encode_chunk: EncodeChunk, jobs: Iterable[tuple[int, list[str]]]) -> Iterator[tuple[int, np.ndarray]]:
-        ...
-
-
-def engine_named(name: str) -> Engine:
-    """The engine called ``name`` (``local``)."""
-    from tools.corpus.engines.local import LocalEngine
-
-    if name == "local":
-        return LocalEngine()
-    raise UserError(f"Unknown engine {code(name, 20)}; use `--engine local` (the only engine installed here).")

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from tools.corpus.engines import EncodeChunk
+from tools.corpus.engines.base import EncodeChunk
 
 
 class LocalEngine:
