@@ -118,3 +118,30 @@ def test_search_encodes_queries_with_the_corpus_model_only(lm, tmp_path):
         search(lm, corpus, ["a query"])
     with pytest.raises(UserError, match="pool sbert"):
         corpus_encode.corpus_pooling(lm, "cls")
+
+
+def test_cancelling_between_chunks_keeps_the_finished_ones_for_the_next_run(tmp_path):
+    from tools.core import cancel
+    from tools.corpus.read import read_texts
+
+    texts = [f"line {i}" for i in range(50)]
+    vectors = np.random.default_rng(2).standard_normal((50, 4)).astype(np.float32)
+    path = tmp_path / "c.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    store = CorpusStore(tmp_path / "store")
+    corpus = store.create(read_texts(path, Settings()), "synthetic", "mean", 4, "c", chunk_rows=10)
+    token = cancel.CancelToken()
+    calls = []
+
+    def encoder(batch):
+        calls.append(len(batch))
+        if len(calls) == 2:
+            token.cancel("The command passed its time limit.")
+        return vectors[[texts.index(t) for t in batch]]
+
+    with cancel.scope(token), pytest.raises(cancel.Cancelled, match="time limit"):
+        encode_corpus(corpus, encoder)
+    assert calls == [10, 10] and store.open("c").pending_chunks() == [2, 3, 4]
+    report = encode_corpus(store.open("c"), encoder)
+    assert report.chunks_skipped == 2 and report.chunks_encoded == 3 and calls == [10] * 5
+    np.testing.assert_allclose(store.open("c").vectors(), vectors, rtol=1e-6, atol=1e-6)

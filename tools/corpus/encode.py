@@ -9,6 +9,7 @@ chunk is in, the vectors are joined (unit length, memory-mappable) and the index
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from tools.models.hub import LoadedModel
 Progress = Callable[[float, str], None]
 #: Poolings a corpus may be encoded with: the model's own recipe, or the mean of its last layer.
 CORPUS_POOLINGS = (Pooling.SBERT, Pooling.MEAN)
+_GUARD = threading.Lock()
+_RUNNING: dict[str, threading.Lock] = {}
 
 
 def engine_named(name: str) -> Engine:
@@ -87,6 +90,18 @@ def encode_corpus(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine | No
     model, pooling = getattr(encode_chunk, "model", None), getattr(encode_chunk, "pooling", None)
     if model is not None and model != m.model or pooling is not None and Pooling(pooling).value != m.pooling:
         raise ValueError(f"corpus {m.name} is encoded with {m.model}/{m.pooling}, not {model}/{pooling}")
+    with _lock_for(corpus.key):  # one run per corpus in this process; a second waits, then finds the chunks done
+        corpus.refresh()
+        return _encode(corpus, encode_chunk, engine, progress)
+
+
+def _lock_for(key: str) -> threading.Lock:
+    with _GUARD:
+        return _RUNNING.setdefault(key, threading.Lock())
+
+
+def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress: Progress | None) -> EncodeReport:
+    m = corpus.manifest
     start = time.perf_counter()
     pending = corpus.pending_chunks()
     skipped = m.chunks_total - len(pending)

@@ -222,7 +222,7 @@ def read_texts(path: Path | str, settings: Settings, column: str | None = None, 
         else:
             frame = _read_delimited(text, "\t" if fmt == "tsv" else ",", refused)
     frame.columns = [str(c) for c in frame.columns]
-    if frame.empty and not len(frame.columns):
+    if len(frame) == 0:
         raise UserError(f"{code(shown, 40)} holds no rows; it needs one text per row (or per line for .txt).")
     rows_read = len(frame)
     text_column, chosen_by, lengths = pick_column(frame, column, shown)

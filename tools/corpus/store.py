@@ -153,6 +153,14 @@ class Corpus:
             self.manifest.chunks_done = sorted(set(self.manifest.chunks_done) | {chunk})
             self.write_manifest()
 
+    def refresh(self) -> None:
+        """Read the manifest again (another run may have moved on) and count chunks a crash left uncounted."""
+        path = self.folder / MANIFEST
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.manifest = Manifest(**{k: v for k, v in data.items() if k in Manifest.__dataclass_fields__})
+        self.reconcile()
+
     def write_manifest(self) -> None:
         atomic_write(self.folder / MANIFEST, lambda h: json.dump(asdict(self.manifest), h, indent=1), binary=False)
 
