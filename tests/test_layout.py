@@ -110,7 +110,7 @@ def test_the_readme_layout_names_every_package():
 
 
 #: The command families: each computes typed facts and has one formatter that writes the words (DESIGN.md).
-FAMILIES = ("similarity", "attention", "projection", "benchmark", "inspection", "layers")
+FAMILIES = ("similarity", "attention", "projection", "benchmark", "inspection", "layers", "corpus")
 REPLY_TYPES = {"Result", "Table", "Chart", "Artifact"}
 
 

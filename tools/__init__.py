@@ -15,8 +15,9 @@ module, turns that fact into the Result's sentences, tables, charts and download
 Lives here: ``core`` (results, errors, settings), ``models`` (the hub and its
 backends), ``encoding`` (text -> hidden states and sentence vectors), the command
 families ``similarity``, ``attention``, ``projection``, ``benchmark``, ``inspection``
-(fill-mask, tokenize, a model's facts) and ``layers`` (probes, contextuality, CKA, rollout,
-the logit lens), and ``charts`` (Altair builders).
+(fill-mask, tokenize, a model's facts), ``layers`` (probes, contextuality, CKA, rollout,
+the logit lens) and ``corpus`` (a person's own texts: stored, encoded once, searched,
+clustered), and ``charts`` (Altair builders).
 
 May import: torch, transformers, sentence-transformers, numpy, pandas, altair and the
 other libraries of the job; never gradio and never the ``assistant`` package.

@@ -13,6 +13,8 @@ from pathlib import Path
 
 #: Rows of data one chart may embed: Altair's own default limit, and the most any chart here carries.
 CHART_ROWS_LIMIT = 5000
+#: Where corpora live unless ASSISTANT_CORPUS_DIR says otherwise (``~`` is the user's home).
+DEFAULT_CORPUS_DIR = "~/.cache/embedding-assistant/corpora"
 
 
 def _setting(default: object, help: str, minimum: float | None = None, maximum: float | None = None) -> object:
@@ -58,6 +60,12 @@ class Settings:
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
                                  "(CPU only; scores move slightly)")
+    corpus_dir: str = _setting(DEFAULT_CORPUS_DIR, "folder that holds the encoded corpora (one folder per corpus: "
+                                                   "rows, vectors, index, manifest)")
+    corpus_max_mb: int = _setting(100, "size of a corpus file (`corpus load`), in MB", 1)
+    corpus_max_rows: int = _setting(200_000, "rows one corpus keeps (later rows are refused and counted)", 1)
+    corpus_max_chars: int = _setting(5_000, "characters per corpus text (longer ones are cut and counted)", 1)
+    corpus_disk_mb: int = _setting(2048, "disk space the corpora under one corpus folder may take, in MB", 1)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -91,6 +99,11 @@ class Settings:
     def data_dir_paths(self) -> list[Path]:
         """The folders benchmark data may be read from."""
         return _paths(self.data_dir)
+
+    @property
+    def corpus_path(self) -> Path:
+        """The folder that holds the corpora (ASSISTANT_CORPUS_DIR, ``~`` expanded)."""
+        return Path(self.corpus_dir or DEFAULT_CORPUS_DIR).expanduser().resolve()
 
 
 def parse_value(name: str, raw: str) -> object:

@@ -1,0 +1,117 @@
+"""Group a corpus with k-means and name each group by its c-TF-IDF words (as BERTopic does).
+
+k is given, or ``auto``: each k in :data:`AUTO_K` is fitted on a sample and the one with the
+best mean silhouette (cosine) wins; then the chosen k is fitted on every row. Corpora above
+:data:`MINIBATCH_FROM` rows use scikit-learn's MiniBatchKMeans. A group's label words are its
+c-TF-IDF top words: each group's texts joined into one document, word counts ``tf`` (per group,
+L1-normalised) times ``log(1 + A / f)``, where ``A`` is the mean number of words per group and
+``f`` the word's count across all groups. Its representatives are the rows closest to its centroid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tools.core import cancel
+from tools.core.errors import UserError
+from tools.corpus.facts import Clusters
+from tools.corpus.store import Corpus
+
+#: The k tried by ``auto``.
+AUTO_K = range(2, 13)
+#: Rows the silhouettes of ``auto`` are measured on (silhouette is quadratic in rows).
+SILHOUETTE_SAMPLE = 2000
+#: Above this many rows, MiniBatchKMeans (full k-means passes over every row get slow).
+MINIBATCH_FROM = 20_000
+MAX_K = 200
+LABEL_WORDS = 8
+REPRESENTATIVES = 3
+
+
+def _kmeans(k: int, rows: int, seed: int):
+    from sklearn.cluster import KMeans, MiniBatchKMeans
+
+    if rows > MINIBATCH_FROM:
+        return MiniBatchKMeans(n_clusters=k, random_state=seed, batch_size=4096, n_init=3)
+    return KMeans(n_clusters=k, random_state=seed, n_init=3)
+
+
+def choose_k(unit: np.ndarray, seed: int = 0, sample: int = SILHOUETTE_SAMPLE) -> tuple[int, dict[int, float], int]:
+    """The k of :data:`AUTO_K` with the best mean cosine silhouette on a sample; every k's score; the sample size."""
+    from sklearn.metrics import silhouette_score
+
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(unit), size=min(sample, len(unit)), replace=False))
+    data = np.asarray(unit[rows], dtype=np.float32)
+    scores: dict[int, float] = {}
+    for k in AUTO_K:
+        if k >= len(data):
+            break
+        cancel.check()
+        labels = _kmeans(k, len(data), seed).fit_predict(data)
+        if len(set(labels.tolist())) > 1:
+            scores[k] = float(silhouette_score(data, labels, metric="cosine"))
+    if not scores:
+        raise UserError("This corpus is too small to choose k; give --k.")
+    return max(scores, key=lambda k: (scores[k], -k)), scores, len(data)
+
+
+def c_tf_idf(documents: list[str], top: int = LABEL_WORDS) -> list[list[tuple[str, float]]]:
+    """Per class document (a group's texts joined), its ``top`` words by class-based TF-IDF, best first."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    try:
+        vectorizer = CountVectorizer(stop_words="english")
+        counts = vectorizer.fit_transform(documents).toarray().astype(np.float64)
+    except ValueError:  # no word left (only stop words, numbers of one digit...)
+        return [[] for _ in documents]
+    words = vectorizer.get_feature_names_out()
+    per_class = counts.sum(axis=1, keepdims=True)
+    tf = counts / np.where(per_class > 0, per_class, 1.0)
+    frequency = counts.sum(axis=0)
+    idf = np.log(1.0 + per_class.mean() / frequency)
+    weights = tf * idf
+    out = []
+    for row in weights:
+        order = np.lexsort((words, -row))[:top]
+        out.append([(str(words[i]), float(row[i])) for i in order if row[i] > 0])
+    return out
+
+
+def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0) -> Clusters:
+    """Every row's group, the groups' sizes, label words and representative texts."""
+    unit = np.asarray(corpus.unit_vectors(), dtype=np.float32)
+    n = len(unit)
+    if n < 3:
+        raise UserError(f"Corpus `{corpus.name}` has {n} rows; clusters need at least 3.")
+    silhouettes: dict[int, float] = {}
+    sample_rows = 0
+    if isinstance(k, str):
+        if k.lower() != "auto":
+            raise UserError(f"--k takes a number or `auto`, not `{k}`.")
+        k_chosen, silhouettes, sample_rows = choose_k(unit, seed)
+        chosen_by = "silhouette"
+    else:
+        if not 2 <= k <= min(MAX_K, n - 1):
+            raise UserError(f"--k must be between 2 and {min(MAX_K, n - 1)} for this corpus of {n} rows, not {k}.")
+        k_chosen, chosen_by = int(k), "given"
+    cancel.check()
+    model = _kmeans(k_chosen, n, seed)
+    labels = model.fit_predict(unit).astype(np.int64)
+    rows = corpus.rows()
+    texts = rows["text"].tolist()
+    sizes, reps, docs = [], [], []
+    for group in range(k_chosen):
+        members = np.flatnonzero(labels == group)
+        sizes.append(len(members))
+        docs.append(" ".join(texts[i] for i in members))
+        centroid = unit[members].mean(axis=0) if len(members) else np.zeros(unit.shape[1], np.float32)
+        centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+        closeness = unit[members] @ centroid
+        order = np.lexsort((members, -closeness))[:REPRESENTATIVES]
+        reps.append(tuple(int(members[i]) for i in order))
+    words = c_tf_idf(docs)
+    method = "minibatch-kmeans" if n > MINIBATCH_FROM else "kmeans"
+    return Clusters(corpus=corpus.info(), k=k_chosen, method=method, chosen_by=chosen_by, silhouettes=silhouettes,
+                    sample_rows=sample_rows, labels=labels, unassigned=0, sizes=tuple(sizes),
+                    label_words=tuple(tuple(w) for w in words), representatives=tuple(reps), rows=rows, seed=seed)

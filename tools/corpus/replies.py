@@ -1,0 +1,225 @@
+"""The words of the corpus family: each function turns one tool's facts into a Result.
+
+This is the only place the family writes sentences, names tables, builds charts and packs
+downloads. Every table holds all its rows (the page folds long ones; JSON and CSV downloads
+keep them all); every table also comes as a CSV download with formula-looking cells
+neutralised (:func:`tools.core.results.csv_text`); charts stay under the chart-row limit.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from tools import charts
+from tools.core.results import Artifact, Chart, Result, Table, csv_text
+from tools.core.text import code, md
+from tools.corpus.facts import (
+    Clusters,
+    CorpusInfo,
+    CorpusList,
+    Duplicates,
+    EncodeReport,
+    Outliers,
+    ReadReport,
+    SearchHits,
+)
+
+#: Bars one chart shows (the tables hold every row).
+CHART_BARS = 50
+POOLING_WORDS = {"sbert": "the model's own sentence-transformers pooling", "mean": "mean pooling of the last layer"}
+
+
+def _label(row_id: int, text: str, width: int = 48) -> str:
+    flat = " ".join(str(text).split())
+    return f"#{row_id} " + (flat if len(flat) <= width else flat[: width - 1] + "…")
+
+
+def _downloads(prefix: str, tables: list[Table]) -> list[Artifact]:
+    """One CSV per table, safe to open in a spreadsheet."""
+    return [Artifact(f"{prefix}_{t.name.replace(' ', '_')}.csv", csv_text(t.frame).encode("utf-8"), "text/csv")
+            for t in tables]
+
+
+def _result(command: str, text: str, tables: list[Table], chart_list: list[Chart], info: CorpusInfo,
+            settings: dict, warnings: list[str] | None = None) -> Result:
+    return Result(command, text, tables, chart_list, warnings or [], info.model,
+                  settings={"corpus": info.name, "pool": info.pooling, **settings},
+                  artifacts=_downloads(command, tables))
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+def _info_frame(infos: tuple[CorpusInfo, ...] | list[CorpusInfo]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "name": i.name, "rows": i.rows, "model": i.model, "pooling": i.pooling, "text column": i.text_column,
+        "source": i.source, "encoded": f"{i.chunks_done}/{i.chunks_total} chunks", "complete": i.complete,
+        "index": i.index_kind or "-", "index recall@10": i.index_recall, "MB on disk": round(i.bytes_on_disk / 2**20, 2),
+        "created": i.created, "key": i.key,
+    } for i in infos], columns=["name", "rows", "model", "pooling", "text column", "source", "encoded", "complete",
+                                "index", "index recall@10", "MB on disk", "created", "key"])
+
+
+def _read_warnings(r: ReadReport | dict) -> list[str]:
+    get = r.get if isinstance(r, dict) else lambda k: getattr(r, k)
+    out = [f"{n:,} row{'s' if n != 1 else ''} refused: {reason}." for reason, n in get("refused").items() if n]
+    if get("truncated"):
+        out.append(f"{get('truncated'):,} texts were cut to {get('max_chars'):,} characters (ASSISTANT_CORPUS_MAX_CHARS).")
+    if get("undecodable_lines"):
+        out.append(f"{get('undecodable_lines'):,} lines held bytes that are not UTF-8; they were read with � in their "
+                   "place (save the file as UTF-8 to keep them).")
+    return out
+
+
+def loaded(read: ReadReport, report: EncodeReport) -> Result:
+    """``corpus load``: rows kept, the text column and why, refusals; encoded now or reused."""
+    info = report.info
+    refused = sum(read.refused.values())
+    how = {"given": "as asked", "longest": "the text column with the longest mean length",
+           "only": "the only text column"}[read.chosen_by]
+    if report.reused:
+        done = f"It was already encoded ({info.rows:,} rows), so nothing was encoded again."
+    elif report.chunks_skipped:
+        done = (f"Encoding resumed: {report.chunks_skipped} of {info.chunks_total} chunks were already on disk; "
+                f"{report.rows_encoded:,} rows encoded in {report.seconds:.1f} s.")
+    else:
+        done = f"{report.rows_encoded:,} rows encoded in {report.seconds:.1f} s ({report.engine} engine)."
+    text = (f"Corpus **{md(info.name)}**: {read.rows_kept:,} texts from {code(read.source, 40)} "
+            f"(column {code(read.text_column, 30)}, {how}), {refused:,} rows refused, encoded with {info.model} and "
+            f"{POOLING_WORDS.get(info.pooling, info.pooling)}. {done} "
+            + (f"Metadata kept: {', '.join(code(c, 24) for c in read.metadata_columns)}." if read.metadata_columns
+               else "No other columns."))
+    reasons = pd.DataFrame({"reason": list(read.refused) + ["cut to the character limit", "lines not UTF-8"],
+                            "rows": list(read.refused.values()) + [read.truncated, read.undecodable_lines]})
+    columns = pd.DataFrame({"column": list(read.mean_lengths), "mean length": list(read.mean_lengths.values())})
+    columns["taken as text"] = columns["column"] == read.text_column
+    tables = [Table("corpus", _info_frame([info])), Table("refused", reasons), Table("columns", columns)]
+    return _result("corpus", text, tables, [], info, {"column": read.text_column, "engine": report.engine},
+                   _read_warnings(read))
+
+
+def info(i: CorpusInfo) -> Result:
+    """``corpus info``: one corpus's facts."""
+    state = "fully encoded" if i.complete else f"encoded {i.chunks_done} of {i.chunks_total} chunks"
+    index = {"exact": "exact search", "hnsw": f"an HNSW index (recall@10 {i.index_recall:.4f} against exact)"
+             if i.index_recall is not None else "an HNSW index"}.get(i.index_kind, "no index yet")
+    text = (f"Corpus **{md(i.name)}**: {i.rows:,} texts from {code(i.source, 40)}, {state}, {i.model} with "
+            f"{POOLING_WORDS.get(i.pooling, i.pooling)}, {index}, {_mb(i.bytes_on_disk)} on disk.")
+    tables = [Table("corpus", _info_frame([i]))]
+    return _result("corpus", text, tables, [], i, {}, _read_warnings(i.read) if i.read else [])
+
+
+def listing(c: CorpusList) -> Result:
+    """``corpus list``: every corpus and the space they take."""
+    if c.corpora:
+        text = (f"{len(c.corpora)} {'corpora' if len(c.corpora) != 1 else 'corpus'}: "
+                f"{', '.join(f'**{md(i.name)}** ({i.rows:,} rows)' for i in c.corpora)}; "
+                f"{_mb(c.bytes_on_disk)} of {_mb(c.disk_limit_bytes)} on disk.")
+    else:
+        text = "No corpus yet; load one with `corpus load FILE` (CSV, TSV, JSONL, Parquet or TXT)."
+    tables = [Table("corpora", _info_frame(c.corpora))]
+    return Result("corpus", text, tables, [], [], "", settings={}, artifacts=_downloads("corpus", tables))
+
+
+def dropped(i: CorpusInfo) -> Result:
+    """``corpus drop``: what was deleted."""
+    text = f"Dropped corpus **{md(i.name)}** ({i.rows:,} rows, {_mb(i.bytes_on_disk)} freed)."
+    return Result("corpus", text, [Table("dropped", _info_frame([i]))], [], [], i.model, settings={"corpus": i.name})
+
+
+def search(h: SearchHits) -> Result:
+    """``search``: the closest rows per query, best first."""
+    frame = h.hits
+    first = frame[frame["query"] == h.queries[0]]
+    best = first.iloc[0]
+    where = "exact search" if h.index_kind == "exact" else "the HNSW index"
+    text = (f"Closest to {code(h.queries[0], 60)} in **{md(h.corpus.name)}**: #{int(best['id'])} "
+            f"{code(best['text'], 80)} (cosine {best['score']:.4f}); {len(first)} hits by {where} over "
+            f"{h.corpus.rows:,} rows, the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}.")
+    if len(h.queries) > 1:
+        text += f" {len(h.queries)} queries; every hit is in the table."
+    tables = [Table("hits", frame)]
+    shown = first.head(CHART_BARS)
+    shown = shown.assign(label=[_label(i, t) for i, t in zip(first["id"], first["text"])])
+    chart = charts.bars(shown[["label", "score", "rank"]], "label", "score", title="Cosine to the query",
+                        sort=list(shown["label"]), tooltip=["label", "rank"])
+    return _result("search", text, tables, [Chart("hits", chart)], h.corpus, {"k": h.k})
+
+
+def clusters(c: Clusters) -> Result:
+    """``clusters``: groups with sizes, label words and representatives, and every row's group."""
+    rows = c.rows
+    groups = pd.DataFrame([{
+        "cluster": g, "size": c.sizes[g], "share": c.sizes[g] / len(rows),
+        "label words": ", ".join(w for w, _ in c.label_words[g]),
+        **{f"representative {j + 1}": _label(r, rows["text"].iat[r], 120) for j, r in enumerate(c.representatives[g])},
+    } for g in range(c.k)])
+    assigned = rows[["id", "text"]].assign(cluster=c.labels)
+    words = pd.DataFrame([{"cluster": g, "rank": j + 1, "word": w, "c-TF-IDF": s}
+                          for g in range(c.k) for j, (w, s) in enumerate(c.label_words[g])],
+                         columns=["cluster", "rank", "word", "c-TF-IDF"])
+    tables = [Table("clusters", groups), Table("rows", assigned), Table("label words", words)]
+    if c.silhouettes:
+        tables.append(Table("silhouettes", pd.DataFrame({"k": list(c.silhouettes), "silhouette": list(c.silhouettes.values())})))
+        how = (f"k = {c.k} chosen by the best mean cosine silhouette ({c.silhouettes[c.k]:.3f}) on a "
+               f"{c.sample_rows:,}-row sample among k = {min(c.silhouettes)}..{max(c.silhouettes)}")
+    else:
+        how = f"k = {c.k} as asked"
+    largest = max(range(c.k), key=lambda g: c.sizes[g])
+    top = ", ".join(w for w, _ in c.label_words[largest][:4]) or "no label words"
+    text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({c.corpus.rows:,} rows; {how}; {c.method}, seed {c.seed}); "
+            f"the largest, cluster {largest} ({c.sizes[largest]:,} rows), is about {md(top)}. "
+            f"{c.unassigned} rows are unassigned (k-means puts every row in a group). Label words are c-TF-IDF "
+            "(each cluster's texts as one document: word frequency x log(1 + mean words per cluster / the word's "
+            "count in all clusters)).")
+    frame = groups.assign(label=[f"{g}: {w[:40]}" for g, w in zip(groups["cluster"], groups["label words"])])
+    chart = charts.bars(frame[["label", "size"]], "label", "size", title="Rows per cluster", sort=list(frame["label"]))
+    return _result("clusters", text, tables, [Chart("sizes", chart)], c.corpus, {"k": c.k, "chosen by": c.chosen_by,
+                                                                                   "seed": c.seed})
+
+
+def duplicates(d: Duplicates) -> Result:
+    """``duplicates``: near-duplicate groups and every pair found."""
+    texts = d.rows["text"]
+    pairs = d.pairs.assign(**{"a text": texts.iloc[d.pairs["a"]].to_numpy() if len(d.pairs) else [],
+                              "b text": texts.iloc[d.pairs["b"]].to_numpy() if len(d.pairs) else []})
+    groups = pd.DataFrame([{"group": g, "size": len(m), "ids": " ".join(f"#{i}" for i in m),
+                            "first text": texts.iat[m[0]]} for g, m in enumerate(d.groups)],
+                          columns=["group", "size", "ids", "first text"])
+    tables = [Table("groups", groups), Table("pairs", pairs)]
+    how = f"each row against its {d.neighbours} nearest neighbours ({'exact' if d.index_kind == 'exact' else 'HNSW'})"
+    if d.groups:
+        in_groups = sum(len(g) for g in d.groups)
+        text = (f"**{len(d.groups):,} near-duplicate groups** ({in_groups:,} rows, {len(d.pairs):,} pairs at cosine "
+                f">= {d.threshold}) in **{md(d.corpus.name)}**; the largest has {len(d.groups[0])} rows, like "
+                f"{code(texts.iat[d.groups[0][0]], 60)}. Compared {how}.")
+    else:
+        text = (f"**No near-duplicates** at cosine >= {d.threshold} in **{md(d.corpus.name)}** "
+                f"({d.corpus.rows:,} rows, compared {how}); lower --threshold to see closer pairs.")
+    chart_list = []
+    if len(pairs):
+        shown = pairs.head(CHART_BARS)
+        shown = shown.assign(pair=[f"#{a} ~ #{b}" for a, b in zip(shown["a"], shown["b"])])
+        chart_list = [Chart("pairs", charts.bars(shown[["pair", "cosine"]], "pair", "cosine",
+                                                 title=f"Closest pairs (top {len(shown)})", sort="-x"))]
+    return _result("duplicates", text, tables, chart_list, d.corpus, {"threshold": d.threshold, "k": d.neighbours})
+
+
+def outliers(o: Outliers) -> Result:
+    """``outliers``: the rows farthest from their neighbours."""
+    rows = o.rows
+    top = rows.iloc[list(o.ids)].reset_index(drop=True)
+    top.insert(1, "mean distance", list(o.distances))
+    top.insert(0, "rank", range(1, len(top) + 1))
+    everyone = pd.DataFrame({"id": rows["id"], "mean distance": o.all_distances})
+    tables = [Table("outliers", top), Table("distances", everyone)]
+    median = float(pd.Series(o.all_distances).median())
+    text = (f"The farthest text in **{md(o.corpus.name)}** is #{o.ids[0]} {code(top['text'].iat[0], 80)}: mean cosine "
+            f"distance {o.distances[0]:.4f} to its {o.k} nearest neighbours, against a median of {median:.4f} over "
+            f"{o.corpus.rows:,} rows; the top {len(o.ids)} are in the table.")
+    shown = top.head(CHART_BARS)
+    shown = shown.assign(label=[_label(i, t) for i, t in zip(shown["id"], shown["text"])])
+    chart = charts.bars(shown[["label", "mean distance"]], "label", "mean distance",
+                        title=f"Mean distance to the {o.k} nearest neighbours (top {len(shown)})", sort=list(shown["label"]))
+    return _result("outliers", text, tables, [Chart("outliers", chart)], o.corpus, {"top": o.top, "k": o.k})

@@ -1,0 +1,367 @@
+"""The corpus store: one folder per corpus under a root, written so that a crash never counts half a file.
+
+A corpus folder holds::
+
+    manifest.json      name, model, pooling, file sha256, rows, chunk size, chunks done, created, ...
+    rows.parquet       id (0-based row number), text, then the file's other columns
+    chunks/00000.npy   float32 vectors of rows [0, chunk_rows), one file per finished chunk (while encoding)
+    vectors.npy        once complete: every row's unit-length vector, float32, memory-mapped on load
+    norms.npy          once complete: each vector's length before normalising (vectors x norms = the pooled vectors)
+    index.usearch      above ``tools.corpus.index.HNSW_MIN_ROWS`` rows: the HNSW graph, memory-mapped on load
+
+A corpus is keyed by (file content hash, text column, model, pooling), so loading the same
+file again for the same model reuses the folder, finished chunks included. Every file is
+written to a temporary name and moved into place with :func:`os.replace`; a chunk counts as
+done once its file exists under its final name, and the manifest is rewritten after each.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.text import code
+from tools.corpus.facts import CorpusInfo, CorpusList, ReadCorpus
+
+MANIFEST, ROWS, CHUNKS, VECTORS, NORMS = "manifest.json", "rows.parquet", "chunks", "vectors.npy", "norms.npy"
+#: Rows encoded (and persisted) together: small enough that a crash loses little, large enough for full batches.
+CHUNK_ROWS = 1024
+FORMAT_VERSION = 1
+_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_LOCK = threading.RLock()  # manifest updates of one process; chunks come back from engines one at a time
+
+
+def atomic_write(path: Path, write: Callable[[Any], None], binary: bool = True) -> None:
+    """Write ``path`` through ``write(handle)`` to a temporary file beside it, then move it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_npy(path: Path, array: np.ndarray) -> None:
+    """``array`` as a .npy file, atomically."""
+    atomic_write(path, lambda h: np.save(h, np.ascontiguousarray(array), allow_pickle=False))
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of every file under ``folder``."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
+@dataclass
+class Manifest:
+    """What ``manifest.json`` holds (see :class:`~tools.corpus.facts.CorpusInfo` for each field)."""
+
+    key: str
+    name: str
+    model: str
+    pooling: str
+    source: str
+    sha256: str
+    text_column: str
+    rows: int
+    dims: int
+    chunk_rows: int
+    metadata_columns: list[str]
+    created: str
+    chunks_done: list[int] = field(default_factory=list)
+    complete: bool = False
+    index_kind: str = ""
+    index_recall: float | None = None
+    read: dict = field(default_factory=dict)
+    version: int = FORMAT_VERSION
+
+    @property
+    def chunks_total(self) -> int:
+        return -(-self.rows // self.chunk_rows)
+
+
+class Corpus:
+    """One corpus folder: its manifest, rows, chunks and (once complete) vectors and index."""
+
+    def __init__(self, folder: Path, manifest: Manifest) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self._rows: pd.DataFrame | None = None
+        self._unit: np.ndarray | None = None
+        self._index: Any = None
+
+    @property
+    def key(self) -> str:
+        return self.manifest.key
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    def rows(self) -> pd.DataFrame:
+        """id, text and the metadata columns (read once)."""
+        if self._rows is None:
+            self._rows = pd.read_parquet(self.folder / ROWS)
+        return self._rows
+
+    def texts(self) -> list[str]:
+        return self.rows()["text"].tolist()
+
+    def chunk_span(self, chunk: int) -> tuple[int, int]:
+        """Rows [start, stop) of chunk ``chunk``."""
+        start = chunk * self.manifest.chunk_rows
+        return start, min(start + self.manifest.chunk_rows, self.manifest.rows)
+
+    def chunk_path(self, chunk: int) -> Path:
+        return self.folder / CHUNKS / f"{chunk:05d}.npy"
+
+    def pending_chunks(self) -> list[int]:
+        """Chunks not yet encoded, in order."""
+        if self.manifest.complete:
+            return []
+        done = set(self.manifest.chunks_done)
+        return [c for c in range(self.manifest.chunks_total) if c not in done]
+
+    def save_chunk(self, chunk: int, vectors: np.ndarray) -> None:
+        """Persist one finished chunk, then count it in the manifest."""
+        start, stop = self.chunk_span(chunk)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.shape[0] != stop - start or vectors.ndim != 2:
+            raise ValueError(f"chunk {chunk} needs {stop - start} vectors, got shape {vectors.shape}")
+        save_npy(self.chunk_path(chunk), vectors)
+        with _LOCK:
+            self.manifest.dims = int(vectors.shape[1])
+            self.manifest.chunks_done = sorted(set(self.manifest.chunks_done) | {chunk})
+            self.write_manifest()
+
+    def refresh(self) -> None:
+        """Read the manifest again (another run may have moved on) and count chunks a crash left uncounted."""
+        path = self.folder / MANIFEST
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.manifest = Manifest(**{k: v for k, v in data.items() if k in Manifest.__dataclass_fields__})
+        self.reconcile()
+
+    def write_manifest(self) -> None:
+        atomic_write(self.folder / MANIFEST, lambda h: json.dump(asdict(self.manifest), h, indent=1), binary=False)
+
+    def reconcile(self) -> None:
+        """Count chunk files that were moved into place before a crash kept the manifest from saying so."""
+        if self.manifest.complete:
+            return
+        found = []
+        for c in range(self.manifest.chunks_total):
+            path = self.chunk_path(c)
+            if c not in self.manifest.chunks_done and path.is_file():
+                start, stop = self.chunk_span(c)
+                try:
+                    shape = np.load(path, mmap_mode="r").shape
+                except (OSError, ValueError):
+                    continue
+                if len(shape) == 2 and shape[0] == stop - start:
+                    found.append(c)
+                    self.manifest.dims = int(shape[1])
+        if found:
+            self.manifest.chunks_done = sorted(set(self.manifest.chunks_done) | set(found))
+            self.write_manifest()
+
+    def finish(self, build_index: Callable[[Path, np.ndarray], tuple[str, float | None]]) -> None:
+        """Join the chunks into ``vectors.npy`` (unit length) and ``norms.npy``, build the index, mark complete."""
+        if self.manifest.complete:
+            return
+        if self.pending_chunks():
+            raise ValueError(f"{len(self.pending_chunks())} chunks are not encoded yet")
+        parts = [np.load(self.chunk_path(c)) for c in range(self.manifest.chunks_total)]
+        raw = np.concatenate(parts).astype(np.float32, copy=False)
+        norms = np.linalg.norm(raw.astype(np.float64), axis=1)
+        unit = (raw / np.where(norms > 0, norms, 1.0)[:, None]).astype(np.float32)
+        save_npy(self.folder / NORMS, norms.astype(np.float32))
+        save_npy(self.folder / VECTORS, unit)
+        kind, recall = build_index(self.folder, unit)
+        with _LOCK:
+            self.manifest.complete, self.manifest.index_kind, self.manifest.index_recall = True, kind, recall
+            self.write_manifest()
+        shutil.rmtree(self.folder / CHUNKS, ignore_errors=True)
+
+    def unit_vectors(self) -> np.ndarray:
+        """Every row's unit-length vector (N, dims) float32, memory-mapped read-only."""
+        if not self.manifest.complete:
+            raise UserError(f"Corpus {code(self.name, 40)} is not fully encoded yet ({len(self.manifest.chunks_done)} of "
+                            f"{self.manifest.chunks_total} chunks); run `corpus load` on its file again to resume.")
+        if self._unit is None:
+            self._unit = np.load(self.folder / VECTORS, mmap_mode="r")
+        return self._unit
+
+    def vectors(self) -> np.ndarray:
+        """The pooled vectors as encoded (unit vectors times their norms), in memory."""
+        norms = np.load(self.folder / NORMS)
+        return np.asarray(self.unit_vectors()) * norms[:, None]
+
+    def index(self) -> Any:
+        """The corpus's :class:`~tools.corpus.index.VectorIndex` (opened once, memory-mapped)."""
+        if self._index is None:
+            from tools.corpus.index import VectorIndex
+
+            self._index = VectorIndex.open(self.folder, self.unit_vectors(), self.manifest.index_kind)
+        return self._index
+
+    def info(self) -> CorpusInfo:
+        m = self.manifest
+        return CorpusInfo(key=m.key, name=m.name, model=m.model, pooling=m.pooling, source=m.source, sha256=m.sha256,
+                          text_column=m.text_column, rows=m.rows, dims=m.dims, chunk_rows=m.chunk_rows,
+                          chunks_total=m.chunks_total, chunks_done=m.chunks_total if m.complete else len(m.chunks_done),
+                          complete=m.complete, index_kind=m.index_kind, index_recall=m.index_recall,
+                          metadata_columns=tuple(m.metadata_columns), created=m.created,
+                          bytes_on_disk=folder_bytes(self.folder), read=dict(m.read))
+
+
+def corpus_key(sha256: str, text_column: str, model: str, pooling: str) -> str:
+    """The folder name of a corpus: a digest of what makes its vectors."""
+    return hashlib.sha256(f"{sha256}\0{text_column}\0{model}\0{pooling}".encode()).hexdigest()[:20]
+
+
+class CorpusStore:
+    """Every corpus under one root folder (ASSISTANT_CORPUS_DIR), within a disk limit."""
+
+    def __init__(self, root: Path | str, disk_limit_bytes: int | None = None) -> None:
+        self.root = Path(root)
+        self.disk_limit_bytes = disk_limit_bytes
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "CorpusStore":
+        return cls(settings.corpus_path, settings.corpus_disk_mb * 1024 * 1024)
+
+    def _folders(self) -> list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.iterdir() if p.is_dir() and (p / MANIFEST).is_file())
+
+    def _load(self, folder: Path) -> Corpus:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        known = {f for f in Manifest.__dataclass_fields__}
+        return Corpus(folder, Manifest(**{k: v for k, v in data.items() if k in known}))
+
+    def corpora(self) -> list[Corpus]:
+        """Every corpus, oldest first."""
+        return sorted((self._load(f) for f in self._folders()), key=lambda c: c.manifest.created)
+
+    def usage(self) -> int:
+        """Bytes on disk under the root."""
+        return folder_bytes(self.root)
+
+    def list(self) -> CorpusList:
+        infos = tuple(c.info() for c in self.corpora())
+        return CorpusList(infos, sum(i.bytes_on_disk for i in infos), self.disk_limit_bytes or 0)
+
+    def open(self, name: str) -> Corpus:
+        """The corpus called ``name`` (or with that key), with any chunks finished before a crash counted."""
+        found = [c for c in self.corpora() if name in (c.name, c.key)]
+        if not found:
+            names = [c.name for c in self.corpora()]
+            have = f"the corpora here are {', '.join(code(n, 30) for n in names)}" if names else "there is none yet"
+            raise UserError(f"There is no corpus {code(name, 40)}; {have}. Load one with `corpus load FILE`.")
+        found[0].reconcile()
+        return found[0]
+
+    def drop(self, name: str) -> CorpusInfo:
+        """Delete a corpus folder; returns what it was."""
+        corpus = self.open(name)
+        info = corpus.info()
+        trash = corpus.folder.with_name(f".drop-{corpus.key}-{os.getpid()}")
+        os.replace(corpus.folder, trash)  # gone from listings at once, even if the delete is slow
+        shutil.rmtree(trash, ignore_errors=True)
+        return info
+
+    def create(self, read: ReadCorpus, model: str, pooling: str, dims: int, name: str | None = None,
+               chunk_rows: int = CHUNK_ROWS) -> Corpus:
+        """The corpus for these rows, model and pooling: the existing one (its finished chunks kept) or a new folder.
+
+        Raises:
+            UserError: when ``name`` belongs to another corpus, or the new corpus would pass the disk limit.
+        """
+        report = read.report
+        key = corpus_key(report.sha256, report.text_column, model, pooling)
+        folder = self.root / key
+        existing = {c.name: c for c in self.corpora()}
+        if (folder / MANIFEST).is_file():
+            corpus = self._load(folder)
+            corpus.reconcile()
+            if name and name != corpus.name:
+                if name in existing:
+                    raise UserError(f"The name {code(name, 40)} is taken by another corpus; pick another --name.")
+                corpus.manifest.name = name
+                corpus.write_manifest()
+            return corpus
+        if name and name in existing:
+            raise UserError(f"The name {code(name, 40)} is taken by another corpus; pick another --name or "
+                            f"`corpus drop {name}` first.")
+        shown = name or self._free_name(Path(report.source).stem, set(existing))
+        rows = read.frame.copy()
+        rows.insert(0, "id", np.arange(len(rows), dtype=np.int64))
+        self._check_space(rows, dims)
+        self.root.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".new-{key}-", dir=self.root))
+        try:
+            atomic_write(work / ROWS, lambda h: rows.to_parquet(h, index=False))
+            manifest = Manifest(key=key, name=shown, model=model, pooling=pooling, source=report.source,
+                                sha256=report.sha256, text_column=report.text_column, rows=len(rows), dims=0,
+                                chunk_rows=chunk_rows, metadata_columns=list(report.metadata_columns),
+                                created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                read=_jsonable(asdict(report)))
+            corpus = Corpus(work, manifest)
+            corpus.write_manifest()
+            os.replace(work, folder)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            if (folder / MANIFEST).is_file():  # another process made the same corpus meanwhile
+                return self._load(folder)
+            raise
+        return Corpus(folder, replace(manifest))
+
+    def _free_name(self, stem: str, taken: set[str]) -> str:
+        base = _NAME.sub("-", stem).strip("-._")[:40] or "corpus"
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}-{n}", n + 1
+        return name
+
+    def _check_space(self, rows: pd.DataFrame, dims: int) -> None:
+        """Refuse a corpus whose rows and vectors (counted twice: chunks, then the joined file) pass the limit."""
+        if self.disk_limit_bytes is None:
+            return
+        need = int(rows.memory_usage(deep=True).sum()) + 2 * len(rows) * dims * 4
+        used = self.usage()
+        if used + need > self.disk_limit_bytes:
+            mb = 1024 * 1024
+            raise UserError(f"This corpus needs about {need / mb:.0f} MB and {used / mb:.0f} MB of the "
+                            f"{self.disk_limit_bytes / mb:.0f} MB corpus space (ASSISTANT_CORPUS_DISK_MB) is in use; "
+                            "drop a corpus with `corpus drop NAME` or load fewer rows.")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
