@@ -67,8 +67,14 @@ def main(argv: list[str] | None = None) -> int:
         from tools.benchmark.access import DataAccess
         from tools.models.hub import ModelHub
 
-        # the user owns this shell: `--data my.csv` reads their own file, relative to this folder
-        reply = execute(args.command, Session(), ModelHub(settings), settings, access=DataAccess.local())
+        # the user owns this shell: `--data my.csv` reads their own file, relative to this folder, and a long job
+        # (encoding a corpus) runs to its end with a progress bar, unless a time limit is asked for
+        if "time_limit_s" not in overrides and "ASSISTANT_TIME_LIMIT_S" not in os.environ:
+            settings = dataclasses.replace(settings, time_limit_s=0)
+        bar = ProgressBar()
+        reply = execute(args.command, Session(), ModelHub(settings), settings, access=DataAccess.local(),
+                        progress=bar, background=False)
+        bar.end()
         print(json.dumps(reply.to_json(), indent=1) if args.json else terminal_text(reply))
         return 0 if reply.ok else 2
 
@@ -76,6 +82,25 @@ def main(argv: list[str] | None = None) -> int:
 
     launch(settings, host=args.host, port=args.port, share=args.share, mcp=args.mcp or None)
     return 0
+
+
+class ProgressBar:
+    """A one-line progress bar on the terminal's error stream (the reply goes to standard output)."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, fraction: float, message: str) -> None:
+        done = int(max(0.0, min(1.0, fraction)) * self.WIDTH)
+        sys.stderr.write(f"\r[{'#' * done}{' ' * (self.WIDTH - done)}] {fraction:4.0%} {message[:60]:<60}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def end(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
 
 
 def _limit_flags(parser: argparse.ArgumentParser, *subparsers: argparse.ArgumentParser) -> None:

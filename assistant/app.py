@@ -3,6 +3,7 @@ the agent face at ``/mcp`` on the same server."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import os
@@ -26,6 +27,7 @@ from assistant.render.terminal import write_downloads
 from assistant.render.vega import bundle_path
 from assistant.session import Session
 from assistant.sharing.links import META, link_html, page_address, permalink
+from assistant.corpora import Jobs
 from assistant.store import ResultStore
 from assistant.visitors import Visitors
 from tools.core.config import Settings
@@ -80,6 +82,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
 
     visitors = Visitors(settings)
     store = ResultStore(settings.results_mb * 2**20)  # the latest full results of every visitor, one byte cap
+    jobs = Jobs()  # corpora being encoded in the background, shared by every visitor's commands
 
     def respond(line: str, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
@@ -92,7 +95,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
             reply = Reply(line or "", error=switch_error)
         else:
             reply = execute(line or "", session, hub, settings,
-                            progress=lambda fraction, message: progress(fraction, desc=message), store=store)
+                            progress=lambda fraction, message: progress(fraction, desc=message), store=store,
+                            jobs=jobs)
         turn = session.turns[-1] if reply.ok and session.turns else None
         link = ""
         if turn is not None and turn.command not in META:  # every answer carries its permalink
@@ -132,7 +136,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         """
         session = Session(model=model or "")
         try:
-            return execute(command, session, hub, settings, store=store).to_json()
+            return execute(command, session, hub, settings, store=store, jobs=jobs).to_json()
         finally:
             session.close()  # one call, one conversation: nothing of it stays on the server
 
@@ -166,6 +170,10 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                 upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
                                  file_types=[".tsv", ".csv", ".jsonl", ".txt"], file_count="single",
                                  elem_id="upload")
+                corpus_upload = gr.File(label="Your texts (CSV, TSV, JSONL, Parquet or TXT, one text per line), "
+                                        "then `corpus load <file name>`",
+                                        file_types=[".csv", ".tsv", ".jsonl", ".parquet", ".txt"],
+                                        file_count="single", elem_id="corpus-upload")
                 with gr.Row():
                     export_md = gr.Button("Export: Markdown (.zip)", size="sm", elem_id="export-markdown")
                     export_html = gr.Button("Export: HTML (offline)", size="sm", elem_id="export-html")
@@ -179,7 +187,10 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         gr.on([send.click, box.submit], respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
               js="(...args) => window.assistant.ask(...args)", show_progress_on=[box], trigger_mode="once",
               ).then(None, [reply], None, js=show, api_visibility="private")
-        upload.upload(_remember_upload, [upload, session], [session, box], api_visibility="private")
+        upload.upload(lambda path, s: _remember_upload(path, s, "benchmark", settings.max_upload_mb),
+                      [upload, session], [session, box], api_visibility="private")
+        corpus_upload.upload(lambda path, s: _remember_upload(path, s, "corpus", settings.corpus_max_mb),
+                             [corpus_upload, session], [session, box], api_visibility="private")
         demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
                   concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")
         export_md.click(lambda s: _export(s, "markdown", hub, settings), [session], [exported],
@@ -241,14 +252,21 @@ def _noop(command: str, model: str = "") -> dict[str, Any]:
     return {"ok": True, "command": "noop", "model": model, "text": command[:0]}
 
 
-def _remember_upload(path: str | None, session: Session) -> tuple[Session, Any]:
-    """Only files this visitor uploaded (in Gradio's upload folder) may be named by `benchmark --data`."""
-    if path:
-        session.uploads = (*session.uploads, path)
-        name = os.path.basename(path)
-        quoted = f'"{name}"' if '"' not in name else f"'{name}'"
-        return session, gr.update(value=f"benchmark --data {quoted} --sample 200")
-    return session, gr.update()
+def _remember_upload(path: str | None, session: Session, purpose: str, limit_mb: int) -> tuple[Session, Any]:
+    """Only files this visitor uploaded (in Gradio's upload folder) may be named by `benchmark --data` and
+    `corpus load`; each kind of upload has its own size limit. The box gets the command that uses the file."""
+    if not path:
+        return session, gr.update()
+    size = os.path.getsize(path)
+    if size > limit_mb * 2**20:
+        setting = "ASSISTANT_MAX_UPLOAD_MB" if purpose == "benchmark" else "ASSISTANT_CORPUS_MAX_MB"
+        gr.Warning(f"That file is {size / 2**20:.1f} MB; {purpose} files may be at most {limit_mb} MB ({setting}).")
+        return session, gr.update()
+    session.uploads = (*session.uploads, path)
+    name = os.path.basename(path)
+    quoted = f'"{name}"' if '"' not in name else f"'{name}'"
+    line = f"benchmark --data {quoted} --sample 200" if purpose == "benchmark" else f"corpus load {quoted}"
+    return session, gr.update(value=line)
 
 
 def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
@@ -272,6 +290,8 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
     """
     if mcp is None:
         mcp = os.environ.get("GRADIO_MCP_SERVER", "").strip().lower() in ("1", "true", "yes")
+    if share:  # a public link: each visitor's corpora are their own
+        settings = dataclasses.replace(settings, corpus_shared=True)
     hub = ModelHub(settings)
     hub.get(settings.model)  # the first visitor's command finds the default model loaded
     log.info("Loaded %s; serving.", settings.model)
@@ -297,4 +317,5 @@ def launch_options(settings: Settings) -> dict[str, Any]:
     head = f"<script type='module' src='gradio_api/file={html.escape(str(bundle), quote=True)}'></script>"
     return {"css": (STATIC / "page.css").read_text(encoding="utf-8"),
             "js": (STATIC / "page.js").read_text(encoding="utf-8"), "head": head,
-            "show_error": False, "max_file_size": f"{settings.max_upload_mb}mb", "enable_monitoring": False}
+            "show_error": False, "max_file_size": f"{max(settings.max_upload_mb, settings.corpus_max_mb)}mb",
+            "enable_monitoring": False}

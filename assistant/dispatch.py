@@ -26,6 +26,7 @@ from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
 from assistant.parsing import parse
 from assistant.session import Session
+from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess
@@ -72,6 +73,8 @@ def execute(
     progress: Callable[[float, str], None] | None = None,
     access: DataAccess = WEB,
     store: ResultStore | None = None,
+    jobs: Jobs | None = None,
+    background: bool = True,
 ) -> Reply:
     """Run one command line in a conversation.
 
@@ -80,7 +83,8 @@ def execute(
     user gets one sentence naming that id. The session keeps its state either way.
     ``access`` says which files ``--data`` may read: :data:`tools.benchmark.access.WEB` (data folders
     and uploads) unless the caller is the command line (:meth:`DataAccess.local`). ``store`` keeps the
-    latest full results for exports: the app's one store (a conversation of its own otherwise).
+    latest full results for exports: the app's one store (a conversation of its own otherwise); ``jobs``
+    the app's background encodings; ``background`` False makes a long job finish before the reply (the CLI).
     """
     settings = settings or hub.settings
     if session.store is None:
@@ -106,7 +110,8 @@ def execute(
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
-                      access=access)
+                      access=access, jobs=jobs or Jobs(), background=background)
+        inv = with_corpus_rows(ctx, inv)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         result = stamped(limit_charts(result, settings.max_chart_rows), start)
     except UserError as exc:
@@ -145,6 +150,14 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
         return None
     return understood
+
+
+def with_corpus_rows(ctx: Context, inv: Any) -> Any:
+    """``#12`` in a command's texts is row 12 of the corpus in use (``compare #12 | #40``)."""
+    if not any(t.strip().startswith("#") and t.strip()[1:].isdigit() for t in inv.texts):
+        return inv
+    corpus = in_use(ctx.settings, ctx.session.key, ctx.session.corpus, inv.options.get("corpus"))
+    return dataclasses.replace(inv, texts=rows_as_texts(corpus, inv.texts))
 
 
 def _private_copy(session: Session) -> Session:

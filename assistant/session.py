@@ -70,7 +70,8 @@ class Session:
 
     model: str = ""
     mlm_model: str = ""  # the page's masked-LM pick for `mask` ("" = ASSISTANT_MLM_MODEL)
-    uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data)
+    uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data, corpora)
+    corpus: str = ""  # the corpus `corpus use` chose ("" = the only one, or ask)
     turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history`, `again` and `export`
     base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
     rerun: str = ""  # set by `again`: the line it really ran, remembered in its place

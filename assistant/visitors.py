@@ -21,6 +21,7 @@ import weakref
 from datetime import datetime
 from typing import Any
 
+from assistant.corpora import forget
 from assistant.session import Session
 from tools.core.config import Settings
 
@@ -35,6 +36,7 @@ class Visitors:
     """
 
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.idle_s = settings.session_idle_s
         self.grace_s = settings.closed_grace_s
         self.max_sessions = settings.max_sessions
@@ -122,6 +124,7 @@ class Visitors:
         for value in list(entry.state_data.values()):
             if isinstance(value, Session):
                 value.close()
+                forget(self.settings, value.id)  # a shared server's corpora go with the conversation
         with holder.lock:
             holder.session_data.pop(session_hash, None)
             holder.time_last_used.pop(session_hash, None)

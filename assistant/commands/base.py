@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from assistant.commands.options import TEXT, Option, options_of
+from assistant.corpora import Jobs
 from assistant.session import Session
 from assistant.versus import side_by_side
 from tools.benchmark.access import WEB, DataAccess
@@ -56,6 +57,10 @@ class Context:
     #: The command table, for commands that run other commands (`again`, `export`); given by dispatch.
     commands: Mapping[str, Command[Any, Any]] = field(default_factory=dict)
     access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
+    #: The process's background encoding jobs (the app's own; one-shot faces get their own).
+    jobs: Jobs = field(default_factory=Jobs)
+    #: Whether long jobs may go on after the command answers (the page, HTTP); the command line waits for them.
+    background: bool = True
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""

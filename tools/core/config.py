@@ -62,10 +62,15 @@ class Settings:
                                  "(CPU only; scores move slightly)")
     corpus_dir: str = _setting(DEFAULT_CORPUS_DIR, "folder that holds the encoded corpora (one folder per corpus: "
                                                    "rows, vectors, index, manifest)")
-    corpus_max_mb: int = _setting(100, "size of a corpus file (`corpus load`), in MB", 1)
-    corpus_max_rows: int = _setting(200_000, "rows one corpus keeps (later rows are refused and counted)", 1)
+    corpus_max_mb: int = _setting(500, "size of a corpus file (`corpus load` or an upload), in MB", 1)
+    corpus_max_rows: int = _setting(1_000_000, "rows one corpus keeps (later rows are refused and counted)", 1)
     corpus_max_chars: int = _setting(5_000, "characters per corpus text (longer ones are cut and counted)", 1)
     corpus_disk_mb: int = _setting(2048, "disk space the corpora under one corpus folder may take, in MB", 1)
+    corpus_shared: bool = _setting(False, "a shared server (--share, a Space): each conversation's corpora are its "
+                                          "own, in a folder no other visitor can list or search")
+    corpus_keep: bool = _setting(False, "on a shared server, keep a conversation's corpora after it ends (off: "
+                                        "they are deleted with the conversation)")
+    corpus_published: str = _setting("", "a folder of corpora the operator publishes to every visitor (read-only)")
 
     def __post_init__(self) -> None:
         for f in fields(self):
