@@ -18,6 +18,7 @@ import pandas as pd
 
 from assistant.commands.base import Context, Invocation
 from assistant.commands.registry import COMMANDS, TABLE
+from assistant.corpora import Jobs
 from assistant.dispatch import Reply, execute, run_limited
 from assistant.mcp_server import PATH as MCP_PATH
 from assistant.mcp_server import AgentFace, guarded
@@ -27,7 +28,6 @@ from assistant.render.terminal import write_downloads
 from assistant.render.vega import bundle_path
 from assistant.session import Session
 from assistant.sharing.links import META, link_html, page_address, permalink
-from assistant.corpora import Jobs
 from assistant.store import ResultStore
 from assistant.visitors import Visitors
 from tools.core.config import Settings

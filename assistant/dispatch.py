@@ -24,9 +24,9 @@ from typing import Any
 
 from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
+from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand
 from tools.benchmark.access import WEB, DataAccess

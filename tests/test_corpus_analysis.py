@@ -38,7 +38,7 @@ TOPICS = {
 
 def test_clusters_recover_topics_with_the_real_model(lm, tmp_path):
     texts, truth = [], []
-    for label, (topic, sentences) in enumerate(TOPICS.items()):
+    for label, sentences in enumerate(TOPICS.values()):
         for s in sentences:
             texts.append(s)
             truth.append(label)
@@ -78,7 +78,8 @@ def test_duplicates_find_planted_near_copies_and_group_them(tmp_path):
     vectors, _ = clustered(600, 64, 12, seed=3)
     rng = np.random.default_rng(4)
     planted = {(10, 600), (10, 601), (250, 602), (400, 603)}  # row 10 has two near-copies: one group of three
-    extra = [vectors[a] + 0.01 * np.linalg.norm(vectors[a]) * rng.standard_normal(64) / 8 for a, _ in sorted(planted, key=lambda p: p[1])]
+    extra = [vectors[a] + 0.01 * np.linalg.norm(vectors[a]) * rng.standard_normal(64) / 8
+             for a, _ in sorted(planted, key=lambda p: p[1])]
     allv = np.vstack([vectors, np.array(extra, dtype=np.float32)])
     texts = [f"text {i}" for i in range(len(allv))]
     corpus = vector_corpus(CorpusStore(tmp_path / "s"), tmp_path, texts, allv, "dups")

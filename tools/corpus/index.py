@@ -119,7 +119,7 @@ class VectorIndex:
         self.graph = graph
 
     @classmethod
-    def open(cls, folder: Path, unit: np.ndarray, kind: str) -> "VectorIndex":
+    def open(cls, folder: Path, unit: np.ndarray, kind: str) -> VectorIndex:
         graph = None
         if kind == "hnsw":
             from usearch.index import Index

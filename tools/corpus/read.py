@@ -54,9 +54,11 @@ def read_bytes(path: Path, settings: Settings) -> bytes:
                 data = handle.read(limit + 1)  # never more than the limit, even if the file grows meanwhile
             size = max(size, len(data))
     except OSError:
-        raise UserError(f"{code(path.name, 40)} could not be read; check that the file exists and is readable.") from None
+        raise UserError(f"{code(path.name, 40)} could not be read; check that the file exists and is "
+                        "readable.") from None
     if size > limit:
-        raise UserError(f"{code(path.name, 40)} is {size / 1024 / 1024:.1f} MB; the limit is {settings.corpus_max_mb} MB "
+        raise UserError(f"{code(path.name, 40)} is {size / 1024 / 1024:.1f} MB; the limit is "
+                        f"{settings.corpus_max_mb} MB "
                         "(ASSISTANT_CORPUS_MAX_MB): split the file or keep fewer columns.")
     return data
 

@@ -55,7 +55,8 @@ def _info_frame(infos: tuple[CorpusInfo, ...] | list[CorpusInfo]) -> pd.DataFram
     return pd.DataFrame([{
         "name": i.name, "rows": i.rows, "model": i.model, "pooling": i.pooling, "text column": i.text_column,
         "source": i.source, "encoded": f"{i.chunks_done}/{i.chunks_total} chunks", "complete": i.complete,
-        "index": i.index_kind or "-", "index recall@10": i.index_recall, "MB on disk": round(i.bytes_on_disk / 2**20, 2),
+        "index": i.index_kind or "-", "index recall@10": i.index_recall,
+        "MB on disk": round(i.bytes_on_disk / 2**20, 2),
         "created": i.created, "key": i.key,
     } for i in infos], columns=["name", "rows", "model", "pooling", "text column", "source", "encoded", "complete",
                                 "index", "index recall@10", "MB on disk", "created", "key"])
@@ -65,7 +66,8 @@ def _read_warnings(r: ReadReport | dict) -> list[str]:
     get = r.get if isinstance(r, dict) else lambda k: getattr(r, k)
     out = [f"{n:,} row{'s' if n != 1 else ''} refused: {reason}." for reason, n in get("refused").items() if n]
     if get("truncated"):
-        out.append(f"{get('truncated'):,} texts were cut to {get('max_chars'):,} characters (ASSISTANT_CORPUS_MAX_CHARS).")
+        out.append(f"{get('truncated'):,} texts were cut to {get('max_chars'):,} characters "
+                   "(ASSISTANT_CORPUS_MAX_CHARS).")
     if get("undecodable_lines"):
         out.append(f"{get('undecodable_lines'):,} lines held bytes that are not UTF-8; they were read with � in their "
                    "place (save the file as UTF-8 to keep them).")
@@ -161,14 +163,16 @@ def clusters(c: Clusters) -> Result:
                          columns=["cluster", "rank", "word", "c-TF-IDF"])
     tables = [Table("clusters", groups), Table("rows", assigned), Table("label words", words)]
     if c.silhouettes:
-        tables.append(Table("silhouettes", pd.DataFrame({"k": list(c.silhouettes), "silhouette": list(c.silhouettes.values())})))
+        scores = pd.DataFrame({"k": list(c.silhouettes), "silhouette": list(c.silhouettes.values())})
+        tables.append(Table("silhouettes", scores))
         how = (f"k = {c.k} chosen by the best mean cosine silhouette ({c.silhouettes[c.k]:.3f}) on a "
                f"{c.sample_rows:,}-row sample among k = {min(c.silhouettes)}..{max(c.silhouettes)}")
     else:
         how = f"k = {c.k} as asked"
     largest = max(range(c.k), key=lambda g: c.sizes[g])
     top = ", ".join(w for w, _ in c.label_words[largest][:4]) or "no label words"
-    text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({c.corpus.rows:,} rows; {how}; {c.method}, seed {c.seed}); "
+    text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({c.corpus.rows:,} rows; {how}; {c.method}, "
+            f"seed {c.seed}); "
             f"the largest, cluster {largest} ({c.sizes[largest]:,} rows), is about {md(top)}. "
             f"{c.unassigned} rows are unassigned (k-means puts every row in a group). Label words are c-TF-IDF "
             "(each cluster's texts as one document: word frequency x log(1 + mean words per cluster / the word's "
@@ -221,5 +225,6 @@ def outliers(o: Outliers) -> Result:
     shown = top.head(CHART_BARS)
     shown = shown.assign(label=[_label(i, t) for i, t in zip(shown["id"], shown["text"])])
     chart = charts.bars(shown[["label", "mean distance"]], "label", "mean distance",
-                        title=f"Mean distance to the {o.k} nearest neighbours (top {len(shown)})", sort=list(shown["label"]))
+                        title=f"Mean distance to the {o.k} nearest neighbours (top {len(shown)})",
+                        sort=list(shown["label"]))
     return _result("outliers", text, tables, [Chart("outliers", chart)], o.corpus, {"top": o.top, "k": o.k})

@@ -205,7 +205,8 @@ class Corpus:
     def unit_vectors(self) -> np.ndarray:
         """Every row's unit-length vector (N, dims) float32, memory-mapped read-only."""
         if not self.manifest.complete:
-            raise UserError(f"Corpus {code(self.name, 40)} is not fully encoded yet ({len(self.manifest.chunks_done)} of "
+            done = len(self.manifest.chunks_done)
+            raise UserError(f"Corpus {code(self.name, 40)} is not fully encoded yet ({done} of "
                             f"{self.manifest.chunks_total} chunks); run `corpus load` on its file again to resume.")
         if self._unit is None:
             self._unit = np.load(self.folder / VECTORS, mmap_mode="r")
@@ -247,7 +248,7 @@ class CorpusStore:
         self.disk_limit_bytes = disk_limit_bytes
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "CorpusStore":
+    def from_settings(cls, settings: Settings) -> CorpusStore:
         return cls(settings.corpus_path, settings.corpus_disk_mb * 1024 * 1024)
 
     def _folders(self) -> list[Path]:
@@ -325,7 +326,7 @@ class CorpusStore:
             manifest = Manifest(key=key, name=shown, model=model, pooling=pooling, source=report.source,
                                 sha256=report.sha256, text_column=report.text_column, rows=len(rows), dims=0,
                                 chunk_rows=chunk_rows, metadata_columns=list(report.metadata_columns),
-                                created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                                 read=_jsonable(asdict(report)))
             corpus = Corpus(work, manifest)
             corpus.write_manifest()
