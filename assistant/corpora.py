@@ -168,9 +168,11 @@ class Jobs:
 def wait(job: Job, seconds: float | None, progress: Callable[[float, str], None]) -> bool:
     """Follow ``job`` for at most ``seconds`` (None: until it ends), passing its progress on; True when it ended."""
     end = None if seconds is None else time.monotonic() + seconds
-    while not job.done.wait(0.25):
+    while not job.done.is_set():
+        left = 0.25 if end is None else min(0.25, end - time.monotonic())
+        if left <= 0:
+            return False
+        job.done.wait(left)
         progress(job.fraction, job.message)
         cancel.check()  # the command itself may be stopped; the job goes on
-        if end is not None and time.monotonic() >= end:
-            return False
     return True

@@ -28,7 +28,8 @@ ORDER = 65
 #: Where a question says its texts are ("in my file", "from my corpus"): not part of a search query.
 YOURS = re.compile(r"\b(?:in|from|among|across|of)\s+(?:my|our|the)\s+(?:own\s+)?(?:file|files|corpus|corpora|data|"
                    r"dataset|texts|documents|reviews|csv)\b", re.I)
-#: How long `corpus load` follows its job on the page before answering that it goes on (a share of the time limit).
+#: How long `corpus load` follows its job on the page before answering that it goes on: this share of the time
+#: limit, and at least a second less than the limit.
 FOLLOW_SHARE = 0.8
 
 
@@ -142,7 +143,7 @@ class CorpusCommand(Command[Any, Result]):
 
         job = ctx.jobs.start(f"{store.root}:{path}:{lm.name}:{p.column}:{p.pool}", p.name or Path(raw).stem, work)
         limit = ctx.settings.time_limit_s
-        follow = None if not ctx.background or not limit else limit * FOLLOW_SHARE
+        follow = None if not ctx.background or not limit else max(0.0, min(limit * FOLLOW_SHARE, limit - 1.0))
         if not corpora.wait(job, follow, ctx.progress):
             return Result("corpus", f"Encoding **{job.name}** goes on in the background: {job.message} "
                           f"({job.fraction:.0%}). Keep working meanwhile; `corpus info --corpus {job.name}` shows "
@@ -163,7 +164,7 @@ def _readable(ctx: Context, raw: str) -> Path:
         return local
     if ctx.access.local_files:
         raise ctx.access.missing(raw)
-    return resolve_path(raw, ctx.settings.data_dir_paths(), getattr(ctx.session, "uploads", ()))
+    return resolve_path(raw, ctx.settings.data_dir_paths, getattr(ctx.session, "uploads", ()))
 
 
 @register

@@ -1,0 +1,141 @@
+"""The corpus family as a person uses it: load a file, search it, group it, find duplicates and odd ones out,
+name its rows in any command, from one conversation, from a new process, and on a shared server where one
+visitor's corpora are invisible to another."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from assistant.commands.registry import TABLE
+from assistant.corpora import Jobs
+from assistant.dispatch import execute
+from assistant.session import Session
+from assistant.understanding import understand
+from tests.conftest import ROOT
+from tools.benchmark.access import DataAccess
+
+TOPICS = {
+    "delivery": ["My parcel arrived {} days late", "The courier lost my package", "Delivery was delayed again"],
+    "refund": ["I never got my refund", "They refused to return my money", "Still waiting for the refund"],
+    "quality": ["The fabric tore after {} washes", "The stitching came apart", "Sturdy and well made"],
+}
+
+
+def write_reviews(path, n=120):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["stars", "review", "topic"])
+        for i in range(n):
+            topic = list(TOPICS)[i % 3]
+            template = TOPICS[topic][(i // 3) % 3]
+            w.writerow([1 + i % 5, template.format(2 + i % 7) + f" (order {i})", topic])
+        w.writerow([3, "", "refund"])  # refused: no text
+    return path
+
+
+@pytest.fixture()
+def corpus_settings(hub, tmp_path):
+    return dataclasses.replace(hub.settings, corpus_dir=str(tmp_path / "corpora"))
+
+
+def run(line, session, hub, settings, **kw):
+    kw.setdefault("access", DataAccess.local())
+    return execute(line, session, hub, settings, **kw)
+
+
+def test_load_then_search_cluster_duplicates_outliers_and_rows_in_other_commands(hub, corpus_settings, tmp_path):
+    data = write_reviews(tmp_path / "reviews.csv")
+    session = Session()
+    loaded = run(f"corpus load {data} --name reviews", session, hub, corpus_settings)
+    assert loaded.ok, loaded.error
+    assert "120 texts" in loaded.result.text and "`review`" in loaded.result.text and "1 rows refused" in \
+        loaded.result.text.replace("1 row refused", "1 rows refused")
+    assert session.corpus == "reviews"
+
+    hits = run("search package was lost --k 5", session, hub, corpus_settings)
+    assert hits.ok, hits.error
+    frame = hits.result.table("hits")
+    assert len(frame) == 5 and list(frame["score"]) == sorted(frame["score"], reverse=True)
+    assert (frame["topic"] == "delivery").sum() >= 4  # metadata travels with the hits
+
+    groups = run("clusters --k 3", session, hub, corpus_settings)
+    assert groups.ok and len(groups.result.table("rows")) == 120  # every row's group, in the JSON and CSV
+
+    dupes = run("duplicates --threshold 0.97", session, hub, corpus_settings)
+    assert dupes.ok and "near-duplicate" in dupes.result.text
+
+    odd = run("outliers --top 3", session, hub, corpus_settings)
+    assert odd.ok and len(odd.result.table("outliers")) == 3
+
+    rows = run("compare #0 | #1", session, hub, corpus_settings)
+    assert rows.ok, rows.error
+    assert list(rows.result.tables[0].frame[["a", "b"]].iloc[0]) == ["My parcel arrived 2 days late (order 0)",
+                                                                   "I never got my refund (order 1)"]
+    missing = run("compare #0 | #999", session, hub, corpus_settings)
+    assert not missing.ok and "#999" in missing.error
+
+
+def test_a_new_process_finds_the_corpus_without_encoding_it_again(tmp_path):
+    data = write_reviews(tmp_path / "reviews.csv", 60)
+    env = {**__import__("os").environ, "ASSISTANT_CORPUS_DIR": str(tmp_path / "corpora"), "HF_HUB_OFFLINE": "1"}
+
+    def cli(line):
+        done = subprocess.run([sys.executable, "-m", "assistant", "run", line, "--json"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        return json.loads(done.stdout)
+
+    first = cli("corpus load reviews.csv --name shop")
+    assert first["ok"], first["error"]
+    again = cli("corpus load reviews.csv --name shop")
+    assert again["ok"] and "nothing was encoded again" in again["text"]
+    found = cli("search refund --corpus shop --k 3")
+    assert found["ok"] and found["tables"][0]["rows"][0][0] == "refund"
+
+
+def test_on_a_shared_server_one_visitors_corpus_is_invisible_to_another(hub, corpus_settings, tmp_path):
+    shared = dataclasses.replace(corpus_settings, corpus_shared=True, data_dir=str(tmp_path))
+    write_reviews(tmp_path / "mine.csv", 30)
+    alice, bob = Session(), Session()
+    assert run("corpus load mine.csv --name private", alice, hub, shared, access=DataAccess()).ok
+    assert "private" in run("corpus", alice, hub, shared).result.text
+    listed = run("corpus", bob, hub, shared)
+    assert listed.ok and "private" not in listed.result.text
+    refused = run("search refund --corpus private", bob, hub, shared)
+    assert not refused.ok and "There is no corpus `private`" in refused.error
+    assert run("search refund --corpus private", alice, hub, shared).ok
+
+
+def test_the_web_faces_read_only_data_folders_and_uploads(hub, corpus_settings):
+    refused = execute("corpus load /etc/passwd", Session(), hub, corpus_settings)  # WEB access
+    assert not refused.ok and "/etc/passwd" in refused.error and "Traceback" not in refused.error
+
+
+def test_a_long_load_goes_on_in_the_background_and_the_conversation_stays_usable(hub, corpus_settings, tmp_path):
+    data = write_reviews(tmp_path / "big.csv", 3000)
+    quick = dataclasses.replace(corpus_settings, time_limit_s=0.5)
+    jobs, session = Jobs(), Session()
+    first = run(f"corpus load {data} --name big", session, hub, quick, jobs=jobs)
+    assert first.ok and "goes on in the background" in first.result.text
+    assert run("compare A cat. | A dog.", session, hub, quick, jobs=jobs).ok  # meanwhile, other commands answer
+    deadline = time.monotonic() + 240
+    while jobs.running(next(iter(jobs._jobs))) is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    info = run("corpus info big", session, hub, corpus_settings, jobs=jobs)
+    assert info.ok and "fully encoded" in info.result.text
+
+
+@pytest.mark.parametrize("question, line", [
+    ("find reviews about late delivery in my file", "search late delivery"),
+    ("group my texts into topics", "clusters"),
+    ("are there duplicates in my data?", "duplicates"),
+    ("which of my texts are unusual?", "outliers"),
+])
+def test_plain_english_reaches_the_corpus_commands(hub, question, line):
+    assert understand(question, Session(), hub, TABLE, hub.settings).line == line
