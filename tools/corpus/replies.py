@@ -88,7 +88,8 @@ def loaded(read: ReadReport, report: EncodeReport) -> Result:
     else:
         done = f"{report.rows_encoded:,} rows encoded in {report.seconds:.1f} s ({report.engine} engine)."
     text = (f"Corpus **{md(info.name)}**: {read.rows_kept:,} texts from {code(read.source, 40)} "
-            f"(column {code(read.text_column, 30)}, {how}), {refused:,} rows refused, encoded with {info.model} and "
+            f"(column {code(read.text_column, 30)}, {how}), {refused:,} row{'s' if refused != 1 else ''} refused, "
+            f"encoded with {info.model} and "
             f"{POOLING_WORDS.get(info.pooling, info.pooling)}. {done} "
             + (f"Metadata kept: {', '.join(code(c, 24) for c in read.metadata_columns)}." if read.metadata_columns
                else "No other columns."))
