@@ -129,7 +129,7 @@ def execute(
     for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
         if f.init:
             setattr(session, f.name, getattr(work, f.name))
-    session.remember(ran, result)  # history, last, and the turn for history/export (a question: its command)
+    session.remember(ctx.ran or ran, result)  # the turn for history, again and export (a question: its command)
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
 
 

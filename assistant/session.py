@@ -74,7 +74,6 @@ class Session:
     corpus: str = ""  # the corpus `corpus use` chose ("" = the only one, or ask)
     turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history`, `again` and `export`
     base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
-    rerun: str = ""  # set by `again`: the line it really ran, remembered in its place
     id: str = ""  # made on first use: see `key`
     answered: int = 0  # commands answered so far (the number of the latest turn)
     store: ResultStore | None = field(default=None, compare=False, repr=False)  # the app's, shared by visitors
@@ -99,8 +98,7 @@ class Session:
         return self.id
 
     def remember(self, line: str, result: Result) -> Turn:
-        """Record an answered command (``again`` records the command line it re-ran); returns its turn."""
-        line, self.rerun = self.rerun or line, ""
+        """Record an answered command line (for `again`, the line it re-ran); returns its turn."""
         self.answered += 1
         turn = Turn(line, self.model, result.command, result.text,
                     {k: json_value(v) for k, v in result.settings.items()}, result.elapsed_ms, self.answered)

@@ -6,7 +6,7 @@ commands round-robin through a mix that holds every command of the table, over t
 ``/run`` HTTP API. It prints successes, clear refusals, errors, p50/p95 latency,
 throughput and the server's resident memory (RSS) before and after.
 
-Targets (issue 9): zero errors; RSS growth under 10% over 1,000 commands after warm-up.
+Targets: zero errors; RSS growth under 10% over 1,000 commands after warm-up.
 
     python bench/load.py                      # 16 sessions x 64 commands = 1,024 commands
     python bench/load.py --sessions 4 --commands 5 --concurrency 1

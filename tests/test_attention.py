@@ -1,4 +1,4 @@
-"""`attend`, `selfattn` and `syntax` (issue 4) on the real packaged model and real spaCy."""
+"""`attend`, `selfattn` and `syntax` on the real packaged model and real spaCy."""
 
 from __future__ import annotations
 

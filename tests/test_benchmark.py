@@ -1,4 +1,4 @@
-"""The `benchmark` command (issue 7): STS-B loading, sampling, metrics, baselines, and bad files."""
+"""The `benchmark` command: STS-B loading, sampling, metrics, baselines, and bad files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A busy server, through the page (issue 19): one command per page at a time, and a full queue says so.
+"""A busy server, through the page: one command per page at a time, and a full queue says so.
 
 Both tests hold the only command slot with a runaway `benchmark` (10,000 uncached pairs, given up at a
 short time limit) so that other commands really wait, then watch what the page shows and sends.

@@ -104,7 +104,7 @@ def test_truncation_warnings_name_each_long_text_by_its_position(run):
 
 
 def test_sbert_at_a_chosen_layer_says_it_reads_the_last_layer_in_every_command_that_takes_both(run, lm):
-    """`project --pool sbert --layer 2` once pooled the last layer while its text said layer 2 (issue 16)."""
+    """`project --pool sbert --layer 2` once pooled the last layer while its text said layer 2."""
     from assistant.commands.registry import COMMANDS
     from tools.encoding.pooling import Pooling, sbert_layer_warnings
 

@@ -1,4 +1,4 @@
-"""Fuzzing parse -> dispatch -> render (issue 9) with the real model.
+"""Fuzzing parse -> dispatch -> render with the real model.
 
 Every input, however odd (unicode, control characters, quotes, pipes, huge numbers,
 very long words, hostile markup, any verb and any option name), ends in a normal

@@ -1,4 +1,4 @@
-"""Hostile input and isolation in a real browser (issue 9).
+"""Hostile input and isolation in a real browser.
 
 Texts, words and file names carrying `<script>`, `<img onerror>`, `javascript:` links and
 markdown image tricks show literally and run nothing: no dialog, no console error, no

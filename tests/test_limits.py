@@ -1,4 +1,4 @@
-"""Limits (issue 9): set in one place, overridable by ASSISTANT_* and flags, checked before model work,
+"""Limits: set in one place, overridable by ASSISTANT_* and flags, checked before model work,
 each named in its message; the per-command time limit gives up while the app keeps serving."""
 
 from __future__ import annotations

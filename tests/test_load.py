@@ -1,4 +1,4 @@
-"""A short load run (issue 9): bench/load.py starts a real server, drives concurrent gradio_client
+"""A short load run: bench/load.py starts a real server, drives concurrent gradio_client
 sessions through every command, and reports zero errors; the long run is `python bench/load.py`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`mask`: fill-mask predictions from a complete masked-LM head only (issue 5).
+"""`mask`: fill-mask predictions from a complete masked-LM head only.
 
 A tiny BertForMaskedLM (random weights, its own 35-token vocabulary) is built here,
 saved with save_pretrained into a folder under ASSISTANT_MODEL_ROOTS and loaded

@@ -109,7 +109,7 @@ def test_the_page_says_how_to_use_a_chart_from_what_its_spec_declares(run):
 
 def test_a_small_number_in_a_table_is_not_shown_as_zero():
     """selfattn's differences from the model (about 2e-7) read 0.0000 at four decimals."""
-    from assistant.render.html import number
+    from assistant.render.tables import number
 
     assert number(2.37e-07) == "2.37e-07" and number(-3e-05) == "-3.00e-05"
     assert number(0.0) == "0.0000" and number(0.80662) == "0.8066" and number(-0.5) == "-0.5000"

@@ -1,4 +1,4 @@
-"""Safe models, faults and hardening (issue 9).
+"""Safe models, faults and hardening.
 
 Pickle checkpoints load only through transformers' weights-only loader (a pickle that
 would run code is refused and runs nothing); remote code, URLs, `..` and folders

@@ -1,4 +1,4 @@
-"""Sharing (issue 8): follow-ups (`again`, `history`), permalinks, conversation export, the Space bundle,
+"""Sharing: follow-ups (`again`, `history`), permalinks, conversation export, the Space bundle,
 ZeroGPU wrapping, `--share` without a network, and the MCP server."""
 
 from __future__ import annotations

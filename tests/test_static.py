@@ -1,4 +1,4 @@
-"""`static` and `neighbors --space glove` with the real GloVe 6B 50d vectors (issue 3)."""
+"""`static` and `neighbors --space glove` with the real GloVe 6B 50d vectors."""
 
 from __future__ import annotations
 

@@ -180,7 +180,7 @@ def test_follow_ups_in_words_change_the_previous_command(run):
 
 
 def test_follow_ups_that_name_another_model_answer_side_by_side(run):
-    """"compare that with bert-small" (issue 18): the previous command again, with --vs."""
+    """"compare that with bert-small": the previous command again, with --vs."""
     session = Session()
     run("how similar are 'a cat' and 'a dog'", session)
     both = run("how does minilm:int8 answer that?", session)

@@ -1,4 +1,4 @@
-"""`--vs MODEL` (issue 18): one reply with two models' answers side by side.
+"""`--vs MODEL`: one reply with two models' answers side by side.
 
 Each model's numbers must equal that model's own reply; tables carry a `model`
 column; each chart is drawn once per model; `again --vs` works; bad names and

@@ -1,4 +1,4 @@
-"""Visitors through the page (issue 19): a short `bench/visitors.py` run; the 200-visitor run is the bench itself.
+"""Visitors through the page: a short `bench/visitors.py` run; the 200-visitor run is the bench itself.
 
 Three visitors at once, each a fresh Chromium context that runs five heavy commands (attend twice, word,
 project, selfattn) on a fresh `python -m assistant`, then closes its tab.

@@ -1,4 +1,4 @@
-"""`why` (issue 18): token attributions that add up to the similarity, and `mask … --why`.
+"""`why`: token attributions that add up to the similarity, and `mask … --why`.
 
 The exact mean-pooling decomposition is checked against `compare`'s own cosine on the
 real packaged model; integrated gradients are checked for completeness on a function

@@ -1,4 +1,4 @@
-"""`word`, `embed` and `neighbors --space model` on the real packaged model (issue 3)."""
+"""`word`, `embed` and `neighbors --space model` on the real packaged model."""
 
 from __future__ import annotations
 

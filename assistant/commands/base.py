@@ -61,6 +61,8 @@ class Context:
     jobs: Jobs = field(default_factory=Jobs)
     #: Whether long jobs may go on after the command answers (the page, HTTP); the command line waits for them.
     background: bool = True
+    #: The command line that really ran, when a command runs another (`again`): history records it.
+    ran: str = ""
 
     def model(self, name: str | None = None) -> LoadedModel:
         """The named model, or this conversation's model."""

@@ -55,7 +55,7 @@ class Again(Command[Any, Result]):
         line = merged_line(previous_line(ctx.session.history, table), inv, table, ctx.settings)
         rerun = parse(line, table, ctx.settings)
         result = table[rerun.verb].run(ctx, rerun)
-        ctx.session.rerun = rerun.line  # history and permalinks record the command that really ran
+        ctx.ran = rerun.line  # history and permalinks record the command that really ran
         return dataclasses.replace(result, text=f"{again_note(rerun.line)}\n\n{result.text}")
 
 

@@ -2,7 +2,8 @@
 
 Lives here: ``html`` (a reply as the page's payload: the sentence, "Read as", the
 chart's spec and hint, tables as HTML, downloads, the footer), ``terminal`` (a reply
-as terminal text, and its downloads written to a folder) and ``vega`` (the offline
+as terminal text, and its downloads written to a folder), ``tables`` (a table as escaped HTML: the
+one place, for the page and the offline export) and ``vega`` (the offline
 Vega/Vega-Lite/vega-embed bundle the page serves itself, so every chart's spec and
 its renderer agree). The page's Gradio wiring stays in ``assistant.app``.
 

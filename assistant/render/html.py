@@ -19,6 +19,7 @@ import pandas as pd
 from markdown_it import MarkdownIt
 
 from assistant.dispatch import Reply
+from assistant.render.tables import table_html
 from tools.core.results import Table
 
 #: Rows of the first table shown open; the rest of it (up to FOLDED_ROWS) is one click away.
@@ -59,24 +60,14 @@ def table_block(table: Table, open_rows: int, first: bool) -> str:
     size = f"{len(frame):,} row{'s' if len(frame) != 1 else ''}"
     if not first:
         return (f"<details class='more-table'><summary>Table <b>{name}</b> ({size})</summary>"
-                f"{_table_html(frame.head(FOLDED_ROWS))}{_cut_note(frame)}</details>")
-    head = _table_html(frame.head(open_rows))
+                f"{table_html(frame.head(FOLDED_ROWS))}{_cut_note(frame)}</details>")
+    head = table_html(frame.head(open_rows))
     folded = ""
     if len(frame) > open_rows:
         more = frame.iloc[open_rows:FOLDED_ROWS]
         folded = (f"<details class='more-rows'><summary>{len(frame) - open_rows:,} more rows</summary>"
-                  f"{_table_html(more)}{_cut_note(frame)}</details>")
+                  f"{table_html(more)}{_cut_note(frame)}</details>")
     return f"<div class='table-block'><p class='table-name'><b>{name}</b> ({size})</p>{head}{folded}</div>"
-
-
-def number(value: float) -> str:
-    """A table cell's float: 4 decimals, or 3 significant digits when that would show a small value as 0.0000
-    (selfattn's 2.4e-07 differences, why's tiny contributions)."""
-    return f"{value:.2e}" if value != 0 and abs(value) < 5e-4 else f"{value:.4f}"
-
-
-def _table_html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, classes="reply-table", float_format=number)
 
 
 def _cut_note(frame: pd.DataFrame) -> str:

@@ -1,4 +1,4 @@
-"""Export a conversation (issue 8): Markdown in a zip, or one self-contained HTML file.
+"""Export a conversation: Markdown in a zip, or one self-contained HTML file.
 
 - Markdown: ``conversation.md`` (each command, its summary, its tables as pipe
   tables), each chart as a Vega-Lite JSON file under ``charts/`` and each table in
@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 from markdown_it import MarkdownIt
 
+from assistant.render.tables import table_html
 from assistant.session import FullTurn as Turn  # a turn with its full result (sharing.full_turns)
 from assistant.sharing.links import permalink
 from tools.core.results import Artifact, Chart, Result, Table, csv_text, json_value
@@ -147,7 +148,7 @@ def chart_figure(chart: Chart) -> str:
 def table_block(table: Table, max_rows: int = HTML_ROWS) -> str:
     """An escaped HTML table, at most ``max_rows`` rows, saying how many were left out."""
     frame = table.frame
-    body = frame.head(max_rows).to_html(index=False, escape=True, border=0, classes="data", na_rep="")
+    body = table_html(frame.head(max_rows), "data")
     note = (f"<p class='meta'>{max_rows:,} of {len(frame):,} rows shown; the Markdown export's CSV holds "
             "every row.</p>") if len(frame) > max_rows else ""
     return f"<p class='caption'>{html.escape(table.name)}</p><div class='table-wrap'>{body}</div>{note}"

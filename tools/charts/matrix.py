@@ -60,7 +60,7 @@ def attention_grid(
     row: str | None = "layer",
     column: str | None = "head",
 ) -> alt.Chart:
-    """Attention heatmaps as small multiples (issue 4): one panel per ``row`` x ``column`` value.
+    """Attention heatmaps as small multiples: one panel per ``row`` x ``column`` value.
 
     ``frame`` has columns ``query``, ``key``, ``weight`` and the facet columns; queries
     are rows and keys columns of every panel, in ``order``. Axis labels are shown only

@@ -22,7 +22,7 @@ def scatter_panels(
     columns: int = 3,
     size: int = 220,
 ) -> alt.FacetChart:
-    """Points of ``y`` against ``x`` coloured by ``color``, one panel per ``panel`` value (issue 7).
+    """Points of ``y`` against ``x`` coloured by ``color``, one panel per ``panel`` value.
 
     Panels keep the order in which their values first appear in ``frame``.
     """
@@ -38,7 +38,7 @@ def scatter_panels(
                       columns=min(columns, len(order))).properties(title=title)
 
 
-# --- projection (issue 6) ----------------------------------------------------------------
+# --- projection ----------------------------------------------------------------
 
 
 #: The pairs of components drawn side by side: Altair has no 3-D, so 3-D becomes three views.
