@@ -29,6 +29,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, understand
+from assistant.understanding.fill import REFERS_BACK
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
 from tools.core.config import Settings
@@ -144,7 +145,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if other is not None and typed is not None:
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
             return other
-    if not any(mark in line for mark in "'\"“‘:") and " and " not in line:
+    asks = line.rstrip().endswith("?") or REFERS_BACK.search(line) is not None  # "why are they similar?"
+    if not any(mark in line for mark in "'\"“‘:") and " and " not in line and not asks:
         return None
     understood = understand(line, session, hub, TABLE, settings)
     if understood.line is None or typed is None or understood.line.split()[0] != typed.name:

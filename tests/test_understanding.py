@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,33 +15,10 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import fill, is_question, slots, spoken, understand
 from tests.conftest import ROOT
+from tests.question_sets import SETS, questions, score
 
-DATA = Path(__file__).parent / "data"
 #: Rows a question can be routed to (`again` is reached by follow-ups, never by the router).
 ROUTABLE = [spec for spec in COMMANDS if spec.name != "again"]
-
-
-def questions(name: str) -> list[dict]:
-    """A question set, without questions for commands the table does not have yet (``needs``)."""
-    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [r for r in rows if r.get("needs", "") in ("", *TABLE)]
-
-
-def accuracy(hub, model: str, rows: list[dict]) -> tuple[float, float, list[str]]:
-    """(share routed to the right command, share with the right texts and options too, the misses)."""
-    verb = full = 0
-    misses = []
-    for row in rows:
-        got = understand(row["q"], Session(model=model), hub, TABLE, hub.settings)
-        want = parse(row["line"], TABLE)
-        inv = parse(got.line, TABLE) if got.line else None
-        right_verb = inv is not None and inv.verb == want.verb
-        right_all = right_verb and inv.texts == want.texts and inv.options == want.options
-        verb += right_verb
-        full += right_all
-        if not right_all:
-            misses.append(f"{row['q']!r}: want {row['line']!r}, got {got.line or got.message!r}")
-    return verb / len(rows), full / len(rows), misses
 
 
 def test_every_routable_row_has_at_least_five_phrasings():
@@ -51,24 +27,27 @@ def test_every_routable_row_has_at_least_five_phrasings():
 
 
 def test_the_question_sets_are_big_enough_and_valid():
-    main, held = questions("questions.jsonl"), questions("questions_heldout.jsonl")
-    assert len(main) >= 150 and len(held) >= 50
-    for row in main + held:
+    main, held, fresh = (questions(SETS[k]) for k in ("tuning", "held-out", "fresh"))
+    assert len(main) >= 150 and len(held) >= 50 and len(fresh) >= 100
+    assert sum(1 for r in fresh if r.get("before")) >= 25  # multi-turn conversations
+    for row in main + held + fresh:
         parse(row["line"], TABLE)  # every expected line is a real command line
     phrasings = {p.lower() for spec in COMMANDS for p in spec.phrasings}
-    assert not phrasings & {r["q"].lower() for r in main + held}
+    assert not phrasings & {r["q"].lower() for r in main + held + fresh}
 
 
-def test_questions_are_routed_to_the_right_command(hub):
-    model = "minilm"
-    verb, full, misses = accuracy(hub, model, questions("questions.jsonl"))
-    held_verb, held_full, held_misses = accuracy(hub, model, questions("questions_heldout.jsonl"))
-    print(f"\n{model}: question set {verb:.1%} command, {full:.1%} command+texts+options; "
-          f"held-out {held_verb:.1%} command, {held_full:.1%} command+texts+options")
-    print("\n".join(misses + held_misses))
-    assert verb >= 0.92, misses  # measured 95.3% (fp32 vectors, the same on AMD EPYC and Intel Xeon)
-    assert full >= 0.91, misses  # measured 94.3%
-    assert held_verb >= 0.72, held_misses  # measured 75.4%; a floor: the held-out set was never tuned on
+#: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
+#: minilm: (command, command+texts+options). The held-out and fresh sets were never tuned on.
+FLOORS = {"tuning": (0.92, 0.91), "held-out": (0.70, 0.69), "fresh": (0.78, 0.58)}
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_questions_are_routed_to_the_right_command(hub, name):
+    got = score(hub, "minilm", questions(SETS[name]))
+    print(f"\n{name}: {got.rows} questions, {got.verb_rate:.1%} command, {got.full_rate:.1%} command+texts+options")
+    print("\n".join(got.misses))
+    verb, full = FLOORS[name]
+    assert got.verb_rate >= verb and got.full_rate >= full, got.misses
 
 
 # --- texts and options read from words (no model) ----------------------------------------
@@ -254,3 +233,14 @@ def test_run_endpoint_answers_a_question(live_app):
     data = Client(live_app, verbose=False).predict("what words are closest to 'king'?", "", api_name="/run")
     assert data["ok"] and data["interpreted_as"] == "neighbors king"
     assert data["tables"][0]["rows"]
+
+
+def test_a_conversation_is_context_they_and_the_first_one_are_the_previous_texts(run):
+    session = Session()
+    assert run("compare The cat sat on the mat. | A kitten sat on the rug.", session).ok
+    why = run("why are they similar?", session)  # starts with a command's name, reads as a question
+    assert why.ok and why.interpreted_as == "why The cat sat on the mat. | A kitten sat on the rug."
+    first = run("how does the first one get tokenized?", session)
+    assert first.ok and first.interpreted_as == "tokenize The cat sat on the mat."
+    alone = run("why are they similar?", Session())  # no earlier texts: it says what it needs
+    assert not alone.ok

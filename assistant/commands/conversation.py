@@ -32,6 +32,14 @@ class Format(str, Enum):
     HTML = "html"
 
 
+@dataclass(frozen=True)
+class PassThrough(Option):
+    """An option typed after `again`: kept raw (a flag has no value), converted by the re-run command."""
+
+    def convert(self, raw: str | None) -> Any:
+        return raw
+
+
 @register
 class Again(Command[Any, Result]):
     name, aliases = "again", ("rerun", "redo")
@@ -45,7 +53,7 @@ class Again(Command[Any, Result]):
 
     def option(self, name: str) -> Option | None:
         """Any ``--name [value]``: kept raw, checked later by the re-run command's own options."""
-        return Option(name, TEXT, "an option of the previous command")
+        return PassThrough(name, TEXT, "an option of the previous command")
 
     def params(self, options: Mapping[str, Any]) -> Any:
         return dict(options)

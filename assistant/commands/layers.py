@@ -88,12 +88,12 @@ class Cka(Command[Any, Any]):
                "layers (--with); debiased when examples are few")
     examples = ("cka", "cka --sentences 50", "cka --with minilm:int8")
     phrasings = (
-        "how similar are the layers of this model?",
+        "do the layers of this model represent text alike?",
         "compare every layer with every other layer",
         "CKA between layers",
         "which layers learn similar representations?",
         "centered kernel alignment heatmap of the layers",
-        "how similar are this model's layers to another model's?",
+        "layer-by-layer similarity of this model against another model",
         "do neighbouring layers represent text the same way?",
     )
 

@@ -120,11 +120,12 @@ class Option:
     help: str
     default: Any = None
     metavar: str = ""
+    field: str = ""  # the parameter it fills, when not its name with `_` for `-` (``with`` fills ``with_``)
 
     @property
     def dest(self) -> str:
         """The keyword argument this option becomes (``max_length``)."""
-        return self.name.replace("-", "_")
+        return self.field or self.name.replace("-", "_")
 
     @property
     def is_flag(self) -> bool:
@@ -183,8 +184,9 @@ def options_of(params: type) -> tuple[Option, ...]:
             ptype = Number(kind is int, meta.get("minimum"), meta.get("maximum"))
         else:
             ptype = TEXT
-        out.append(Option(meta.get("name") or f.name.replace("_", "-"), ptype, meta["help"], f.default,
-                          meta.get("metavar", "")))
+        name = meta.get("name") or f.name.replace("_", "-")
+        out.append(Option(name, ptype, meta["help"], f.default, meta.get("metavar", ""),
+                          f.name if f.name != name.replace("-", "_") else ""))
     return tuple(out)
 
 

@@ -96,8 +96,10 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                 "questions about the embeddings of texts you give it)")
         return Understanding(message=f"{said}; pick one of these command lines, or write the texts in quotes.",
                              suggestions=offered)
+    last = _previous(session, table)
+    previous = parse(last[0], table, settings).texts if last is not None else []
     try:
-        return Understanding(line=fill.line_for(routing.best.spec, question, table))
+        return Understanding(line=fill.line_for(routing.best.spec, question, table, previous))
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import assistant.commands.slots as slots_mod
@@ -10,6 +11,22 @@ from assistant.commands.base import Command
 from assistant.commands.slots import Slots
 from tools.core.errors import UserError
 from tools.core.text import code
+
+#: Words that point back at the previous command's texts ("why are they similar?", "the first one").
+REFERS_BACK = re.compile(r"\b(?:they|them|those|these|both|it|that|the\s+(?:two\s+)?(?:sentences|texts)|"
+                         r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text))\b", re.I)
+_WHICH = {"first": 0, "second": 1, "last": -1}
+
+
+def referred_texts(question: str, previous: list[str]) -> list[str]:
+    """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
+    if not previous or REFERS_BACK.search(question) is None:
+        return []
+    one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text)\b", question, re.I)
+    if one is not None:
+        index = _WHICH[one.group(1).lower()]
+        return [previous[index]] if -len(previous) <= index < len(previous) else []
+    return list(previous)
 
 
 class MissingTexts(UserError):
@@ -37,6 +54,8 @@ def texts_for(spec: Command, slots: Slots, table: Mapping[str, Command]) -> list
     own = spec.question_texts(slots, table)
     if own is not None:
         return own
+    if spec.texts.least == 0 and not slots.quoted:
+        return []  # a command that needs no text takes only quoted ones, never the question's own words
     texts = list(slots.texts)
     if spec.texts.most == 1 and not slots.quoted and slots.payload:
         return [slots.payload]  # one text: "and" inside it is part of it
@@ -61,10 +80,12 @@ def as_text(text: str) -> str:
     return f"{mark}{text}{mark}"
 
 
-def line_for(spec: Command, question: str, table: Mapping[str, Command]) -> str:
-    """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`."""
+def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None) -> str:
+    """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
+    quotes that refers back ("why are they similar?") runs on the ``previous`` command's texts."""
     slots, options = read(question, spec)
-    texts = texts_for(spec, slots, table)
+    referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
+    texts = referred or texts_for(spec, slots, table)
     least = spec.texts.least
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"

@@ -1,0 +1,86 @@
+"""The committed question sets and how well the router reads them (shared by the tests and bench/routing.py).
+
+- ``questions.jsonl``: the tuning set (the phrasings were tuned on it).
+- ``questions_heldout.jsonl``: written apart, never tuned on.
+- ``questions_fresh.jsonl``: written apart later, before the router changed, by someone who never saw the
+  phrasings or the router; rows may carry ``before`` (the lines already run in that conversation) and
+  ``needs`` (a command that must exist for the row to count).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assistant.commands.base import Invocation
+from assistant.commands.registry import COMMANDS, TABLE
+from assistant.dispatch import execute
+from assistant.parsing import parse
+from assistant.session import Session
+from assistant.sharing.links import merged_line, previous_line
+from assistant.understanding import understand
+from tools.benchmark.access import DataAccess
+from tools.core.results import Result
+from tools.models.hub import ModelHub
+
+DATA = Path(__file__).parent / "data"
+SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fresh": "questions_fresh.jsonl"}
+
+
+def questions(name: str) -> list[dict]:
+    """A question set's rows for commands that exist, without a question that is word for word a phrasing
+    (it would not measure reading a new question)."""
+    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    phrasings = {p.lower() for c in COMMANDS for p in c.phrasings}
+    return [r for r in rows if r.get("needs", "") in ("", *TABLE) and r["q"].lower() not in phrasings]
+
+
+@dataclass
+class Score:
+    """How many questions were read as the right command, and with the right texts and options too."""
+
+    rows: int = 0
+    verb: int = 0
+    full: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def verb_rate(self) -> float:
+        return self.verb / max(1, self.rows)
+
+    @property
+    def full_rate(self) -> float:
+        return self.full / max(1, self.rows)
+
+
+def ran(line: str, session: Session) -> Invocation:
+    """The command a line runs in this conversation: `again ...` is the previous command with its changes, so
+    `again --layer 4` and `compare A | B --layer 4` after `compare A | B` are the same answer."""
+    inv = parse(line, TABLE)
+    if inv.verb != "again":
+        return inv
+    return parse(merged_line(previous_line(session.history, TABLE), inv, TABLE), TABLE)
+
+
+def score(hub: ModelHub, model: str, rows: list[dict]) -> Score:
+    """Read every question as a person would ask it: in a conversation that has already run its ``before``
+    lines, on ``model``. A ``before`` line that cannot answer here (``mask`` with no masked-LM model offline)
+    still stands in the conversation's history, as the person typed it."""
+    out = Score()
+    for row in rows:
+        session = Session(model=model)
+        for line in row.get("before", ()):
+            if not execute(line, session, hub, access=DataAccess.local()).ok:  # `mask` has no masked-LM model offline
+                session.remember(line, Result(parse(line, TABLE).verb, ""))  # the line is in the conversation anyway
+        got = understand(row["q"], session, hub, TABLE, hub.settings)
+        want = ran(row["line"], session)
+        inv = ran(got.line, session) if got.line else None
+        right_verb = inv is not None and inv.verb == want.verb
+        right_all = right_verb and inv.texts == want.texts and inv.options == want.options
+        out.rows += 1
+        out.verb += right_verb
+        out.full += right_all
+        if not right_all:
+            out.misses.append(f"{row['q']!r}: want {row['line']!r}, got {got.line or got.message!r}")
+    return out
