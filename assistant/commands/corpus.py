@@ -91,6 +91,8 @@ class CorpusCommand(Command[Any, Result]):
             raise UserError(f"`corpus` does not know {code(word, 20)}; use one of "
                             f"{', '.join(a.value for a in Action)}, like `corpus load reviews.csv`.") from None
         rest = rest.strip()
+        if len(rest) > 1 and rest[0] == rest[-1] and rest[0] in "\"'":  # `corpus load "my reviews.csv"`
+            rest = rest[1:-1]
         settings, key = ctx.settings, ctx.session.key
         if action is Action.LIST:
             listed = [c for s in corpora.stores(settings, key) for c in s.list().corpora]
