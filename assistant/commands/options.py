@@ -113,6 +113,7 @@ class Option:
         help: one line for ``help``.
         default: the value when the option is absent.
         metavar: how the value is written in the usage line (default: the type's own).
+        field: the parameter field it fills, when its name is not the option's (``--in`` fills ``among``).
     """
 
     name: str
@@ -120,11 +121,12 @@ class Option:
     help: str
     default: Any = None
     metavar: str = ""
+    field: str = ""
 
     @property
     def dest(self) -> str:
         """The keyword argument this option becomes (``max_length``)."""
-        return self.name.replace("-", "_")
+        return self.field or self.name.replace("-", "_")
 
     @property
     def is_flag(self) -> bool:
@@ -184,7 +186,7 @@ def options_of(params: type) -> tuple[Option, ...]:
         else:
             ptype = TEXT
         out.append(Option(meta.get("name") or f.name.replace("_", "-"), ptype, meta["help"], f.default,
-                          meta.get("metavar", "")))
+                          meta.get("metavar", ""), f.name if meta.get("name") else ""))
     return tuple(out)
 
 
