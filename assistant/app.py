@@ -334,6 +334,7 @@ MAP_HEAD = """<script type='module'>
 import {{ createScatterplot }} from './gradio_api/file={scatter}';
 import {{ drawMap }} from './gradio_api/file={drawing}';
 window.assistantMap = {{ states: new Map(), async draw(holder) {{
+  const t0 = performance.now();
   const base = `./assistant/map/${{encodeURIComponent(holder.dataset.map)}}`;
   const get = async (url, how) => {{ const r = await fetch(url); if (!r.ok) throw new Error((await r.json()).error);
     return how === 'json' ? r.json() : r.arrayBuffer(); }};
@@ -344,6 +345,7 @@ window.assistantMap = {{ states: new Map(), async draw(holder) {{
       body: JSON.stringify({{ ids }}) }}),
     panel: document.querySelector('#map-selection') }});
   this.states.set(holder.dataset.map, state);
+  holder.dataset.ms = (performance.now() - t0).toFixed(1);  // reply shown -> every point drawn
   holder.dataset.drawn = '1';
   return state;
 }} }};

@@ -224,7 +224,8 @@ def limit_charts(result: Result, max_rows: int) -> Result:
         if rows > max_rows:
             warnings.append(f"The chart {chart.name!r} would carry {rows:,} rows of data, over the limit of "
                             f"{max_rows:,} (ASSISTANT_MAX_CHART_ROWS), so it was left out; the tables hold "
-                            "every number.")
+                            "every number." + (" For a whole corpus, `map` draws every row with WebGL."
+                                               if result.command in ("project", "vocab") else ""))
         else:
             kept.append(chart)
     if len(kept) == len(result.charts):
