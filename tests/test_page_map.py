@@ -4,7 +4,6 @@ coordinates (8-12 bytes a point), hovering shows a text, a selection lists texts
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from tests.browsing import Watch, ask
@@ -110,8 +109,6 @@ def test_a_map_of_100k_points_screenshot(serve, browser, hub, tmp_path):
     page.wait_for_function(WAIT_DRAWN, timeout=120_000)
     shot = tmp_path / "map-100k.png"
     page.locator(".corpus-map").screenshot(path=str(shot))
-    import shutil
-    shutil.copy(shot, "/tmp/maptest/map-100k.png")
     assert watch.page_errors == []
-    print("screenshot", tmp_path / "map-100k.png")
-    assert np.isfinite(rows)
+    print("screenshot", shot)  # docs/gallery/map-100k.png is one of these
+    assert page.evaluate("document.querySelector('.corpus-map').dataset.points") == str(rows)
