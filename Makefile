@@ -9,7 +9,7 @@ ifneq ($(wildcard ../shared/data/stsb/sts-dev.tsv),)
 export ASSISTANT_DATA_DIR ?= $(abspath ../shared/data/stsb)
 endif
 
-.PHONY: run test test-all venv chromium
+.PHONY: run test test-all venv chromium scatter
 
 run: $(VENV)/.installed
 	$(PY) -m assistant
@@ -36,3 +36,8 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
+# The corpus map's WebGL scatter (regl-scatterplot, pinned in web/scatter/package-lock.json) as one ES module,
+# assistant/static/scatter.js. The built file is committed: `make run`, `make test` and CI never need npm.
+scatter:
+	cd web/scatter && npm ci --no-audit --no-fund && npm run build

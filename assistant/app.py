@@ -3,6 +3,7 @@ the agent face at ``/mcp`` on the same server."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import logging
@@ -20,6 +21,8 @@ from assistant.commands.base import Context, Invocation
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.corpora import Jobs
 from assistant.dispatch import Reply, execute, run_limited
+from assistant.maps import Maps
+from assistant.maps import lifespan as map_routes
 from assistant.mcp_server import PATH as MCP_PATH
 from assistant.mcp_server import AgentFace, guarded
 from assistant.mcp_server import tools as agent_tools
@@ -83,6 +86,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     visitors = Visitors(settings)
     store = ResultStore(settings.results_mb * 2**20)  # the latest full results of every visitor, one byte cap
     jobs = Jobs()  # corpora being encoded in the background, shared by every visitor's commands
+    maps = Maps()  # corpus maps the page may fetch, each by its conversation's token (assistant.maps)
 
     def respond(line: str, session: Session, model_name: str, mlm_name: str,
                 request: gr.Request, progress: gr.Progress = gr.Progress()):
@@ -96,7 +100,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         else:
             reply = execute(line or "", session, hub, settings,
                             progress=lambda fraction, message: progress(fraction, desc=message), store=store,
-                            jobs=jobs)
+                            jobs=jobs, maps=maps)
         turn = session.turns[-1] if reply.ok and session.turns else None
         link = ""
         if turn is not None and turn.command not in META:  # every answer carries its permalink
@@ -136,7 +140,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         """
         session = Session(model=model or "")
         try:
-            return execute(command, session, hub, settings, store=store, jobs=jobs).to_json()
+            return execute(command, session, hub, settings, store=store, jobs=jobs, maps=maps).to_json()
         finally:
             session.close()  # one call, one conversation: nothing of it stays on the server
 
@@ -178,6 +182,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                     export_md = gr.Button("Export: Markdown (.zip)", size="sm", elem_id="export-markdown")
                     export_html = gr.Button("Export: HTML (offline)", size="sm", elem_id="export-html")
                 exported = gr.File(label="Conversation export", interactive=False, elem_id="export-files")
+                gr.HTML("<div id='map-selection'><p>Points you lasso on a map (shift-drag) are listed here.</p></div>",
+                        label="Selected on the map", elem_id="map-selection-panel")
         outputs = [box, reply, session, table, files, model]
         inputs = [box, session, model, mlm]
         show = "(payload) => window.assistant.append(payload)"
@@ -205,6 +211,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     demo.state_session_capacity = max(demo.state_session_capacity, 2 * settings.max_sessions)  # Visitors caps first
     visitors.attach(demo)
     demo.visitors = visitors  # for tests and bench/visitors.py
+    demo.maps = maps  # served by assistant.maps.lifespan (launch_options mounts it)
     return demo
 
 
@@ -297,8 +304,11 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
     log.info("Loaded %s; serving.", settings.model)
     demo = build(hub, settings)
     face = AgentFace(hub, settings, guard=guarded(host, share)) if mcp else None
+    options = launch_options(settings)
+    if face is not None:
+        options["app_kwargs"] = {"lifespan": _both(map_routes, face.lifespan)}
     demo.launch(server_name=host, server_port=port, share=share, mcp_server=False, prevent_thread_lock=True,
-                app_kwargs={"lifespan": face.lifespan} if face else None, **launch_options(settings))
+                **options)
     if share and not demo.share_url:
         log.warning("No public link could be made (Gradio's share service is unreachable from here); "
                     "the assistant keeps serving at %s", demo.local_url)
@@ -309,13 +319,49 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
     demo.block_thread()
 
 
+def _both(first: Any, second: Any) -> Any:
+    """Two lifespans as one."""
+    @contextlib.asynccontextmanager
+    async def joined(app: Any):
+        async with first(app), second(app):
+            yield
+
+    return joined
+
+
+#: The corpus map's scatter (assistant/static/scatter.js, built by `make scatter`) and drawing code, as modules.
+MAP_HEAD = """<script type='module'>
+import {{ createScatterplot }} from './gradio_api/file={scatter}';
+import {{ drawMap }} from './gradio_api/file={drawing}';
+window.assistantMap = {{ states: new Map(), async draw(holder) {{
+  const t0 = performance.now();
+  const base = `./assistant/map/${{encodeURIComponent(holder.dataset.map)}}`;
+  const get = async (url, how) => {{ const r = await fetch(url); if (!r.ok) throw new Error((await r.json()).error);
+    return how === 'json' ? r.json() : r.arrayBuffer(); }};
+  const [meta, buffer] = await Promise.all([get(`${{base}}/meta`, 'json'), get(`${{base}}/points`)]);
+  const state = await drawMap(createScatterplot, holder, {{ meta, buffer,
+    rows: async (ids) => (await get(`${{base}}/rows?ids=${{ids.join(',')}}`, 'json')).rows,
+    select: (ids) => fetch(`${{base}}/selection`, {{ method: 'POST', headers: {{ 'content-type': 'application/json' }},
+      body: JSON.stringify({{ ids }}) }}),
+    panel: document.querySelector('#map-selection') }});
+  this.states.set(holder.dataset.map, state);
+  holder.dataset.ms = (performance.now() - t0).toFixed(1);  // reply shown -> every point drawn
+  holder.dataset.drawn = '1';
+  return state;
+}} }};
+</script>"""
+
+
 def launch_options(settings: Settings) -> dict[str, Any]:
-    """What every launch of the page needs: its script, style and chart library (served by the app,
-    no CDN), no tracebacks to visitors, uploads capped, no analytics."""
+    """What every launch of the page needs: its script, style, chart library and map scatter (served by the
+    app, no CDN), the map endpoints (:mod:`assistant.maps`), no tracebacks to visitors, uploads capped, no
+    analytics."""
     bundle = bundle_path()
-    gr.set_static_paths([str(bundle.parent)])
-    head = f"<script type='module' src='gradio_api/file={html.escape(str(bundle), quote=True)}'></script>"
+    gr.set_static_paths([str(bundle.parent), str(STATIC)])
+    head = (f"<script type='module' src='gradio_api/file={html.escape(str(bundle), quote=True)}'></script>"
+            + MAP_HEAD.format(scatter=html.escape(str(STATIC / "scatter.js"), quote=True),
+                              drawing=html.escape(str(STATIC / "map.js"), quote=True)))
     return {"css": (STATIC / "page.css").read_text(encoding="utf-8"),
             "js": (STATIC / "page.js").read_text(encoding="utf-8"), "head": head,
             "show_error": False, "max_file_size": f"{max(settings.max_upload_mb, settings.corpus_max_mb)}mb",
-            "enable_monitoring": False}
+            "enable_monitoring": False, "app_kwargs": {"lifespan": map_routes}}

@@ -25,6 +25,7 @@ from typing import Any
 from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
 from assistant.corpora import Jobs, in_use, rows_as_texts
+from assistant.maps import Maps
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.store import ResultStore, chart_frames
@@ -76,6 +77,7 @@ def execute(
     store: ResultStore | None = None,
     jobs: Jobs | None = None,
     background: bool = True,
+    maps: Maps | None = None,
 ) -> Reply:
     """Run one command line in a conversation.
 
@@ -85,11 +87,14 @@ def execute(
     ``access`` says which files ``--data`` may read: :data:`tools.benchmark.access.WEB` (data folders
     and uploads) unless the caller is the command line (:meth:`DataAccess.local`). ``store`` keeps the
     latest full results for exports: the app's one store (a conversation of its own otherwise); ``jobs``
-    the app's background encodings; ``background`` False makes a long job finish before the reply (the CLI).
+    the app's background encodings; ``background`` False makes a long job finish before the reply (the CLI);
+    ``maps`` the app's servable corpus maps (given to the conversation once, like ``store``).
     """
     settings = settings or hub.settings
     if session.store is None:
         session.store = store or ResultStore(settings.results_mb * 2**20)
+    if session.maps is None:
+        session.maps = maps if maps is not None else Maps()
     verb = ""
     work = _private_copy(session)
     ran, routed = line.strip(), is_question(line, TABLE)
@@ -111,7 +116,7 @@ def execute(
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
-                      access=access, jobs=jobs or Jobs(), background=background)
+                      access=access, jobs=jobs or Jobs(), background=background, maps=session.maps)
         inv = with_corpus_rows(ctx, inv)
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         result = stamped(limit_charts(result, settings.max_chart_rows), start)
@@ -221,7 +226,8 @@ def limit_charts(result: Result, max_rows: int) -> Result:
         if rows > max_rows:
             warnings.append(f"The chart {chart.name!r} would carry {rows:,} rows of data, over the limit of "
                             f"{max_rows:,} (ASSISTANT_MAX_CHART_ROWS), so it was left out; the tables hold "
-                            "every number.")
+                            "every number." + (" For a whole corpus, `map` draws every row with WebGL."
+                                               if result.command in ("project", "vocab") else ""))
         else:
             kept.append(chart)
     if len(kept) == len(result.charts):

@@ -77,13 +77,14 @@ class Session:
     id: str = ""  # made on first use: see `key`
     answered: int = 0  # commands answered so far (the number of the latest turn)
     store: ResultStore | None = field(default=None, compare=False, repr=False)  # the app's, shared by visitors
+    maps: Any = field(default=None, compare=False, repr=False)  # the app's servable maps (assistant.maps.Maps)
     # the server's own bookkeeping: not copied into a command's private copy, never merged back
     downloads: str = field(default="", init=False)  # this conversation's downloads folder, once made
     closed: bool = field(default=False, init=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled and deep-copied without the app's store (a copy is given the store again when it runs)."""
-        return {**self.__dict__, "store": None}
+        return {**self.__dict__, "store": None, "maps": None}
 
     @property
     def history(self) -> list[str]:
@@ -130,6 +131,8 @@ class Session:
         self.closed = True
         if self.id and self.store is not None:
             self.store.drop(self.id, self.answered)
+        if self.id and self.maps is not None:  # its maps' tokens and its selection die with it
+            self.maps.forget(self.id)
         if self.downloads:
             shutil.rmtree(self.downloads, ignore_errors=True)
             self.downloads = ""

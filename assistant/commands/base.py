@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from assistant.commands.options import TEXT, Option, options_of
 from assistant.corpora import Jobs
+from assistant.maps import Maps
 from assistant.session import Session
 from assistant.versus import side_by_side
 from tools.benchmark.access import WEB, DataAccess
@@ -59,6 +60,8 @@ class Context:
     access: DataAccess = WEB  # which files `--data` may read: the web faces' limits unless the CLI says otherwise
     #: The process's background encoding jobs (the app's own; one-shot faces get their own).
     jobs: Jobs = field(default_factory=Jobs)
+    #: The app's servable corpus maps and each conversation's selection on them (one-shot faces get their own).
+    maps: Maps = field(default_factory=Maps)
     #: Whether long jobs may go on after the command answers (the page, HTTP); the command line waits for them.
     background: bool = True
     #: The command line that really ran, when a command runs another (`again`): history records it.

@@ -15,6 +15,7 @@ from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import Slots
+from assistant.maps import rows_among
 from tools.benchmark.files import resolve_path
 from tools.core.errors import UserError
 from tools.core.results import Result
@@ -54,6 +55,7 @@ def _model_for(ctx: Context, corpus: Corpus) -> Any:
 
 
 CORPUS_HELP = "the corpus to use (default: the one chosen with `corpus use`, or the only one)"
+IN_HELP = "only these rows: `selection` (the lasso on a `map`) or row ids and ranges like 3,8,10-20"
 
 
 @register
@@ -188,10 +190,12 @@ class Search(Command[Any, Any]):
     class Params:
         k: int = param("how many texts", 10, minimum=1, maximum=search.MAX_K, metavar="K")
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
+        among: str | None = param(IN_HELP, metavar="selection|IDS", name="in")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         corpus = _corpus(ctx, p.corpus)
-        return search.search(_model_for(ctx, corpus), corpus, texts, p.k)
+        among = rows_among(ctx.maps, ctx.session.key, corpus, p.among)
+        return search.search(_model_for(ctx, corpus), corpus, texts, p.k, among)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """The query without where it is looked for ("... in my file")."""
@@ -223,6 +227,7 @@ class Clusters(Command[Any, Any]):
         k: str = param("how many groups, or auto (chosen by silhouette on a sample)", "auto", metavar="N|auto")
         seed: int = param("seed of k-means and of the silhouette sample", 0, minimum=0, maximum=2**32 - 1)
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
+        among: str | None = param(IN_HELP, metavar="selection|IDS", name="in")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         k: int | str = p.k.strip().lower()
@@ -230,7 +235,8 @@ class Clusters(Command[Any, Any]):
             if not str(k).isdigit() or not 2 <= int(k) <= clusters.MAX_K:
                 raise UserError(f"--k takes auto or a whole number from 2 to {clusters.MAX_K}; got {code(p.k, 20)}.")
             k = int(k)
-        return clusters.clusters(_corpus(ctx, p.corpus), k, p.seed)
+        corpus = _corpus(ctx, p.corpus)
+        return clusters.clusters(corpus, k, p.seed, rows_among(ctx.maps, ctx.session.key, corpus, p.among))
 
     def reply(self, facts: Any) -> Result:
         return replies.clusters(facts)

@@ -113,6 +113,7 @@ class Option:
         help: one line for ``help``.
         default: the value when the option is absent.
         metavar: how the value is written in the usage line (default: the type's own).
+        field: the parameter field it fills, when its name is not the option's (``--in`` fills ``among``).
     """
 
     name: str

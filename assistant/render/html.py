@@ -89,7 +89,7 @@ def footer(reply: Reply, link: str = "") -> str:
     r = reply.result
     if r is None:
         return ""
-    choices = ", ".join(f"{k}={v}" for k, v in r.settings.items() if v not in (None, False, ""))
+    choices = ", ".join(f"{k}={v}" for k, v in r.settings.items() if v not in (None, False, "") and k != "map")
     bits = [html.escape(r.command), html.escape(r.model) if r.model else "no model"]
     if choices:
         bits.append(html.escape(choices))
@@ -144,6 +144,9 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
         parts.append(f"<div class='answer'>{markdown_html('⚠️ ' + md_error(reply.error or ''))}</div>")
     else:
         parts.append(f"<div class='answer'>{markdown_html(r.text)}</div>")
+        if r.settings.get("map"):  # a corpus map: the page's map.js draws it from the map endpoints
+            parts.append(f"<div class='corpus-map' data-map='{html.escape(str(r.settings['map']), quote=True)}'>"
+                         "Drawing the map…</div>")
         parts += [f"<div class='warning'>{markdown_html('⚠️ ' + md_error(w))}</div>" for w in r.warnings]
         for index, chart in enumerate(r.charts):
             chart_id = f"c{key}-{index}"

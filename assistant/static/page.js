@@ -84,6 +84,18 @@
     }
   }
 
+  // A corpus map (map.js, loaded as a module with the WebGL scatter): wait for it, then draw from the endpoints.
+  async function drawMap(holder) {
+    for (let i = 0; i < 100 && !window.assistantMap; i++) await new Promise((r) => setTimeout(r, 100));
+    try {
+      if (!window.assistantMap) throw new Error("the map library did not load");
+      await window.assistantMap.draw(holder);
+    } catch (err) {
+      A.errors.push(`map: ${err && err.message ? err.message : err}`);
+      holder.textContent = "This map could not be drawn here (it needs WebGL); its table and downloads hold every point.";
+    }
+  }
+
   function rest(reply) {
     // Old replies keep their text and tables; their charts become buttons that draw them again.
     for (const el of reply.querySelectorAll(".chart[data-chart]")) {
@@ -156,6 +168,7 @@
       const el = reply.querySelector(`.chart[data-chart="${chart.id}"]`);
       if (el) draws.push(draw(el, chart.id));
     }
+    for (const holder of reply.querySelectorAll(".corpus-map[data-map]")) draws.push(drawMap(holder));
     await Promise.all(draws);
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
     reply.dataset.ms = (performance.now() - (A.askedAt ?? performance.now())).toFixed(1); // Enter -> drawn

@@ -7,8 +7,11 @@ resumable encoding with progress and cancellation; the :class:`~tools.corpus.enc
 ``engines/`` (who encodes: ``local`` now, the same store for any engine), ``index`` (exact
 search while small, a usearch HNSW graph above, its recall measured), ``search``, ``clusters``
 (k-means, c-TF-IDF label words), ``duplicates`` (near-duplicate pairs and groups), ``outliers``
-(rows far from their neighbours); typed ``facts`` and the family's one formatter, ``replies``.
+(rows far from their neighbours), ``layout`` (the 2-D map coordinates, fitted once and stored; the map's
+binary form), ``maps`` (a map's colour categories and cluster label anchors); typed ``facts`` and the
+family's one formatter, ``replies``.
 
-May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``, numpy, pandas,
+May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.charts``, ``tools.projection``
+(the UMAP import), numpy, pandas,
 pyarrow, scipy, scikit-learn, usearch; never ``assistant`` or ``gradio``.
 """

@@ -10,12 +10,14 @@ L1-normalised) times ``log(1 + A / f)``, where ``A`` is the mean number of words
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from tools.core import cancel
 from tools.core.errors import UserError
 from tools.corpus.facts import Clusters
-from tools.corpus.store import Corpus
+from tools.corpus.store import Corpus, atomic_write, save_npy
 
 #: The k tried by ``auto``.
 AUTO_K = range(2, 13)
@@ -26,6 +28,8 @@ MINIBATCH_FROM = 20_000
 MAX_K = 200
 LABEL_WORDS = 8
 REPRESENTATIVES = 3
+#: The last whole-corpus clustering, kept in the corpus folder (``map --color cluster`` draws it).
+LABELS_FILE, WORDS_FILE = "clusters.npy", "clusters.json"
 
 
 def _kmeans(k: int, rows: int, seed: int):
@@ -78,9 +82,35 @@ def c_tf_idf(documents: list[str], top: int = LABEL_WORDS) -> list[list[tuple[st
     return out
 
 
-def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0) -> Clusters:
-    """Every row's group, the groups' sizes, label words and representative texts."""
-    unit = np.asarray(corpus.unit_vectors(), dtype=np.float32)
+def store_labels(corpus: Corpus, labels: np.ndarray, words: list[list[str]]) -> bool:
+    """Keep a whole-corpus clustering beside the corpus (False when its folder is read-only)."""
+    try:
+        save_npy(corpus.folder / LABELS_FILE, labels.astype(np.int32))
+        atomic_write(corpus.folder / WORDS_FILE, lambda h: json.dump({"k": int(labels.max()) + 1, "words": words}, h),
+                     binary=False)
+    except OSError:
+        return False
+    return True
+
+
+def stored_labels(corpus: Corpus) -> tuple[np.ndarray, list[list[str]]] | None:
+    """The last whole-corpus clustering's labels and label words, or None."""
+    labels_path, words_path = corpus.folder / LABELS_FILE, corpus.folder / WORDS_FILE
+    if not (labels_path.is_file() and words_path.is_file()):
+        return None
+    labels = np.load(labels_path).astype(np.int64)
+    if len(labels) != corpus.manifest.rows:
+        return None
+    return labels, json.loads(words_path.read_text(encoding="utf-8")).get("words", [])
+
+
+def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0, among: np.ndarray | None = None) -> Clusters:
+    """Every row's group, the groups' sizes, label words and representative texts.
+
+    ``among``: only these row ids (a selection on the map); otherwise every row, and the labels are stored
+    with the corpus (:func:`stored_labels`).
+    """
+    unit = np.asarray(corpus.unit_vectors() if among is None else corpus.unit_vectors()[among], dtype=np.float32)
     n = len(unit)
     if n < 3:
         raise UserError(f"Corpus `{corpus.name}` has {n} rows; clusters need at least 3.")
@@ -98,7 +128,7 @@ def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0) -> Clusters:
     cancel.check()
     model = _kmeans(k_chosen, n, seed)
     labels = model.fit_predict(unit).astype(np.int64)
-    rows = corpus.rows()
+    rows = corpus.rows() if among is None else corpus.rows().iloc[among].reset_index(drop=True)
     texts = rows["text"].tolist()
     sizes, reps, docs = [], [], []
     for group in range(k_chosen):
@@ -111,6 +141,8 @@ def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0) -> Clusters:
         order = np.lexsort((members, -closeness))[:REPRESENTATIVES]
         reps.append(tuple(int(members[i]) for i in order))
     words = c_tf_idf(docs)
+    if among is None:
+        store_labels(corpus, labels, [[w for w, _ in group] for group in words])
     method = "minibatch-kmeans" if n > MINIBATCH_FROM else "kmeans"
     return Clusters(corpus=corpus.info(), k=k_chosen, method=method, chosen_by=chosen_by, silhouettes=silhouettes,
                     sample_rows=sample_rows, labels=labels, unassigned=0, sizes=tuple(sizes),

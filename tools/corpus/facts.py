@@ -142,6 +142,7 @@ class SearchHits:
         hits: one row per (query, rank): query, rank (1 = best), id, score (cosine), text, then the
             corpus's metadata columns; best first within each query.
         index_kind: ``exact`` or ``hnsw``.
+        among: rows searched when the search was limited to a selection (0: every row).
     """
 
     corpus: CorpusInfo
@@ -151,6 +152,7 @@ class SearchHits:
     k: int
     hits: pd.DataFrame
     index_kind: str
+    among: int = 0
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,8 @@ class Clusters:
         labels: every row's group (0..k-1); unassigned: rows in no group (0 for k-means).
         sizes: rows per group.
         label_words: per group, its c-TF-IDF words, best first, with their weights.
-        representatives: per group, the ids of the rows closest to its centroid, closest first.
-        rows: the corpus's rows (id, text, metadata); seed: the random seed.
+        representatives: per group, the rows (positions in ``rows``) closest to its centroid, closest first.
+        rows: the rows clustered (id, text, metadata: every row, or a selection); seed: the random seed.
     """
 
     corpus: CorpusInfo
@@ -225,3 +227,39 @@ class Outliers:
     distances: tuple[float, ...]
     all_distances: np.ndarray
     rows: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class CorpusMap:
+    """Every row of a corpus on one 2-D map, with a colour category per row.
+
+    Attributes:
+        corpus: the corpus; method: ``pca`` or ``umap``; rows: points on the map.
+        fit_rows: rows the layout was fitted on (the rest projected or placed by ``transform``).
+        seconds: how long the fit took when it was made; reused: read back from the corpus folder, not refitted.
+        explained: PCA's explained variance ratio per axis (empty for UMAP).
+        color: what colours the points (``cluster``, ``length`` or a column); color_source: ``stored``
+            (the last ``clusters``), ``quick`` (k-means made for the map), ``text length`` or ``column C``.
+        categories, counts: each colour category's name and rows.
+        xy: (rows, 2) float32 in [-1, 1]; codes: each row's category (uint8, or uint16 above 256).
+        anchors: for clusters, (row id, label) where each group's label is drawn (the row nearest its centre).
+        bytes_per_point: what the binary map costs per row.
+        map_id: the id the page fetches the map under ("" until a face serves it).
+    """
+
+    corpus: CorpusInfo
+    method: str
+    rows: int
+    fit_rows: int
+    seconds: float
+    reused: bool
+    explained: tuple[float, ...]
+    color: str
+    color_source: str
+    categories: tuple[str, ...]
+    counts: tuple[int, ...]
+    xy: np.ndarray
+    codes: np.ndarray
+    anchors: tuple[tuple[int, str], ...]
+    bytes_per_point: float
+    map_id: str = ""

@@ -8,6 +8,9 @@ neutralised (:func:`tools.core.results.csv_text`); charts stay under the chart-r
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pandas as pd
 
 from tools import charts
@@ -17,6 +20,7 @@ from tools.corpus.facts import (
     Clusters,
     CorpusInfo,
     CorpusList,
+    CorpusMap,
     Duplicates,
     EncodeReport,
     Outliers,
@@ -137,9 +141,10 @@ def search(h: SearchHits) -> Result:
     first = frame[frame["query"] == h.queries[0]]
     best = first.iloc[0]
     where = "exact search" if h.index_kind == "exact" else "the HNSW index"
+    over = f"{h.corpus.rows:,} rows" if not h.among else f"the {h.among:,} selected rows (of {h.corpus.rows:,})"
     text = (f"Closest to {code(h.queries[0], 60)} in **{md(h.corpus.name)}**: #{int(best['id'])} "
             f"{code(best['text'], 80)} (cosine {best['score']:.4f}); {len(first)} hits by {where} over "
-            f"{h.corpus.rows:,} rows, the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}.")
+            f"{over}, the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}.")
     if len(h.queries) > 1:
         text += f" {len(h.queries)} queries; every hit is in the table."
     tables = [Table("hits", frame)]
@@ -156,7 +161,8 @@ def clusters(c: Clusters) -> Result:
     groups = pd.DataFrame([{
         "cluster": g, "size": c.sizes[g], "share": c.sizes[g] / len(rows),
         "label words": ", ".join(w for w, _ in c.label_words[g]),
-        **{f"representative {j + 1}": _label(r, rows["text"].iat[r], 120) for j, r in enumerate(c.representatives[g])},
+        **{f"representative {j + 1}": _label(int(rows["id"].iat[r]), rows["text"].iat[r], 120)
+           for j, r in enumerate(c.representatives[g])},
     } for g in range(c.k)])
     assigned = rows[["id", "text"]].assign(cluster=c.labels)
     words = pd.DataFrame([{"cluster": g, "rank": j + 1, "word": w, "c-TF-IDF": s}
@@ -172,7 +178,9 @@ def clusters(c: Clusters) -> Result:
         how = f"k = {c.k} as asked"
     largest = max(range(c.k), key=lambda g: c.sizes[g])
     top = ", ".join(w for w, _ in c.label_words[largest][:4]) or "no label words"
-    text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({c.corpus.rows:,} rows; {how}; {c.method}, "
+    where = (f"{c.corpus.rows:,} rows" if len(rows) == c.corpus.rows
+             else f"the selection: {len(rows):,} of its {c.corpus.rows:,} rows")
+    text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({where}; {how}; {c.method}, "
             f"seed {c.seed}); "
             f"the largest, cluster {largest} ({c.sizes[largest]:,} rows), is about {md(top)}. "
             f"{c.unassigned} rows are unassigned (k-means puts every row in a group). Label words are c-TF-IDF "
@@ -229,3 +237,34 @@ def outliers(o: Outliers) -> Result:
                         title=f"Mean distance to the {o.k} nearest neighbours (top {len(shown)})",
                         sort=list(shown["label"]))
     return _result("outliers", text, tables, [Chart("outliers", chart)], o.corpus, {"top": o.top, "k": o.k})
+
+
+def corpus_map(m: CorpusMap) -> Result:
+    """``map``: how many points, by which method, coloured by what; the map itself is drawn by the page."""
+    how = (f"explained variance {m.explained[0]:.1%} + {m.explained[1]:.1%}" if len(m.explained) >= 2
+           else "UMAP (cosine)" if m.method == "umap" else "")
+    fit = (f"the layout stored with the corpus was reused (fitted on {m.fit_rows:,} rows in {m.seconds:.1f} s)"
+           if m.reused else f"fitted now on {m.fit_rows:,} rows in {m.seconds:.1f} s and stored with the corpus")
+    colour = {"stored": "the clusters of the last `clusters`",
+              "quick": "a quick k-means (run `clusters` to choose k; the map then shows those)",
+              "text length": "text length"}.get(m.color_source, f"column {code(m.color, 30)}")
+    text = (f"**{m.rows:,} points** of **{md(m.corpus.name)}** on one map by {m.method.upper()}"
+            + (f" ({how})" if how else "") + f", coloured by {colour}; {fit}. "
+            f"The page receives {m.bytes_per_point:.1f} bytes per point and fetches a text only when you hover or "
+            "select it. Scroll to zoom, drag to pan, hover a point for its text, shift-drag a lasso to list points "
+            "in the side panel; then `search QUERY --in selection` or `clusters --in selection` work on them.")
+    summary = pd.DataFrame([{"method": m.method, "rows": m.rows, "fit rows": m.fit_rows,
+                             "bytes per point": round(m.bytes_per_point, 3), "colour": m.color,
+                             "explained variance": ", ".join(f"{v:.4f}" for v in m.explained) or "-",
+                             "layout": "reused" if m.reused else "fitted", "fit seconds": m.seconds}])
+    legend = pd.DataFrame({"category": list(m.categories), "rows": list(m.counts)})
+    every = pd.DataFrame({"id": np.arange(m.rows, dtype=np.int64), "x": m.xy[:, 0], "y": m.xy[:, 1],
+                          m.color if m.color != "cluster" else "cluster": m.codes})
+    parquet = io.BytesIO()
+    every.to_parquet(parquet, index=False)
+    tables = [Table("map", summary), Table("colours", legend)]
+    return Result("map", text, tables, [], [], m.corpus.model,
+                  settings={"corpus": m.corpus.name, "method": m.method, "color": m.color, "map": m.map_id},
+                  artifacts=[*_downloads("map", tables),
+                             Artifact(f"map_{m.method}.parquet", parquet.getvalue(),
+                                      "application/vnd.apache.parquet")])
