@@ -9,13 +9,18 @@ ifneq ($(wildcard ../shared/data/stsb/sts-dev.tsv),)
 export ASSISTANT_DATA_DIR ?= $(abspath ../shared/data/stsb)
 endif
 
-.PHONY: run test test-all venv chromium scatter
+.PHONY: run test test-all venv chromium lint scatter
 
 run: $(VENV)/.installed
 	$(PY) -m assistant
 
-test: $(VENV)/.installed chromium
+test: $(VENV)/.installed chromium lint
 	$(PY) -m pytest
+
+# The linter and the type checker (configured in pyproject.toml); a finding fails `make test`.
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 test-all: $(VENV)/.installed chromium
 	$(PY) -m pytest -m ""

@@ -34,9 +34,21 @@ from tools.models.hub import ModelHub
 
 
 @pytest.fixture(scope="session")
-def hub() -> ModelHub:
-    """One hub for the whole run, as in the app: models are shared."""
-    return ModelHub(Settings())
+def hub(tmp_path_factory) -> ModelHub:
+    """One hub for the whole run, as in the app: models are shared. Its data folders hold STS-B and a small
+    file of reviews, and its corpus folder the `reviews` corpus made from it, so every example of every
+    command (`search late delivery`, `probe`) answers as it would for a person who loaded their texts."""
+    from assistant.dispatch import execute
+    from assistant.session import Session
+    from tests.test_corpus_commands import write_reviews
+
+    folder = tmp_path_factory.mktemp("examples")
+    write_reviews(folder / "reviews.csv")
+    settings = Settings(data_dir=f"{STSB_DIR}:{folder}", corpus_dir=str(folder / "corpora"))
+    models = ModelHub(settings)
+    loaded = execute("corpus load reviews.csv --name reviews", Session(), models, settings)
+    assert loaded.ok, loaded.error
+    return models
 
 
 @pytest.fixture(scope="session")
