@@ -71,6 +71,7 @@ def attention_maps(
     check_head(lm, head)
     enc, warnings = encode_one(lm, texts)
     cancel.check()  # the model view's chart of every layer x head is the long part of a long text
+    assert enc.attentions is not None, "encode_one refuses an encoding without them"
     attn = enc.attentions.numpy()  # (L, H, T, T)
     scores = pattern_scores(attn, positions(lm, enc))
     view = pick_view(layer, head)

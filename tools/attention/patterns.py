@@ -10,7 +10,7 @@ describe the heads are in :mod:`~tools.attention.replies`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -61,7 +61,7 @@ def pattern_scores(attn: np.ndarray, pos: Positions) -> pd.DataFrame:
 
 # --- chart data: exact, top-k or block-averaged ------------------------------------------------
 
-def chart_data(panels: Sequence[tuple[dict[str, object], np.ndarray]], labels: list[str],
+def chart_data(panels: Sequence[tuple[Mapping[str, object], np.ndarray]], labels: list[str],
                max_rows: int = charts.MAX_ROWS) -> ChartData:
     """Turn (T, T) attention matrices into one tidy frame under ``max_rows`` rows.
 

@@ -206,6 +206,7 @@ def rebuilt_attention(
     hidden = enc.hidden_states[layer - 1]
     proj = projections(lm, layer)
     rebuilt = rebuild(hidden, proj, lm.num_heads)
+    assert enc.attentions is not None, "encode_one refuses an encoding without them"
     model_w = enc.attentions[layer - 1].double()
     per_head = (rebuilt.weights - model_w).abs().amax(dim=(-1, -2)).numpy()
     panels = [({"weights": "rebuilt by hand"}, rebuilt.weights[head - 1].numpy()),

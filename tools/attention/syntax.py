@@ -255,6 +255,7 @@ def syntax_agreement(model: LoadedModel | str | None, texts: Sequence[str]) -> S
     if len(al.words) < 2 or all(h < 0 for h in al.heads):
         raise UserError("`syntax` needs a sentence of at least two words joined by the parse, "
                         "like `syntax The cat sat on the mat`.")
+    assert enc.attentions is not None, "encode_one refuses an encoding without them"
     wa = word_attention(enc.attentions.numpy(), al)
     dist = tree_distances(al)
     scores = head_scores(wa, al, dist)

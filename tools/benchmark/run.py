@@ -175,7 +175,8 @@ def evaluation(
         raise UserError("`benchmark` takes no texts; name the data with --data stsb-dev, stsb-test or a file name.")
     if not np.isfinite(threshold):
         raise UserError("--threshold must be a number, like 4.0 (gold scores run from 0 to 5).")
-    lms = list({m.name: m for m in (as_model(x) for x in (models or [model]))}.values())
+    asked: Sequence[LoadedModel | str | None] = models or [model]
+    lms = list({m.name: m for m in (as_model(x) for x in asked)}.values())
     if len(lms) > MAX_MODELS:
         raise UserError(f"--models names {len(lms)} models; compare at most {MAX_MODELS} at a time.")
     report(0.0, "reading the data")
@@ -250,7 +251,7 @@ benchmark = answer(evaluation, replies.benchmark, "benchmark")
 def _scores_table(systems: list[System], gold: np.ndarray, cut: float, n: int) -> pd.DataFrame:
     rows = []
     for s in systems:
-        row = {"system": s.name, "model": s.model, "pooling": s.pooling, "kind": s.kind}
+        row: dict[str, str | float] = {"system": s.name, "model": s.model, "pooling": s.pooling, "kind": s.kind}
         row.update(correlations(s.cosine, gold))
         row.update(threshold_metrics(s.cosine, gold, cut))
         row.update({"mean cosine": float(np.mean(s.cosine)), "shuffled cosine": float(np.mean(s.shuffled)),

@@ -16,8 +16,8 @@ def heatmap(
     *,
     title: str = "",
     tooltip: list[str] | None = None,
-    x_order: list[str] | None = None,
-    y_order: list[str] | None = None,
+    x_order: list[str] | list[int] | None = None,
+    y_order: list[str] | list[int] | None = None,
     domain: tuple[float, float] | None = None,
     size: int = 320,
 ) -> alt.Chart:

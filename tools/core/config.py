@@ -8,16 +8,21 @@ are generated from the fields below); nothing else reads the environment.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 #: Rows of data one chart may embed: Altair's own default limit, and the most any chart here carries.
 CHART_ROWS_LIMIT = 5000
 #: Where corpora live unless ASSISTANT_CORPUS_DIR says otherwise (``~`` is the user's home).
 DEFAULT_CORPUS_DIR = "~/.cache/embedding-assistant/corpora"
 
+#: The kinds of value a setting holds (:func:`parse_value` reads each from its text).
+Value = TypeVar("Value", str, int, float, bool)
 
-def _setting(default: object, help: str, minimum: float | None = None, maximum: float | None = None) -> object:
+
+def _setting(default: Value, help: str, minimum: float | None = None, maximum: float | None = None) -> Value:
+    """A field of :class:`Settings`: its default, its help line and its bounds (typed as the default's value)."""
     return field(default=default, metadata={"help": help, "minimum": minimum, "maximum": maximum})
 
 
@@ -87,7 +92,7 @@ class Settings:
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         """Read every field from ``ASSISTANT_*`` variables, keeping defaults for the rest."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}  # each parsed to its own field's type by parse_value
         for f in fields(cls):
             raw = env.get(f"ASSISTANT_{f.name.upper()}")
             if raw is None or raw == "":
@@ -111,9 +116,11 @@ class Settings:
         return Path(self.corpus_dir or DEFAULT_CORPUS_DIR).expanduser().resolve()
 
 
-def parse_value(name: str, raw: str) -> object:
+def parse_value(name: str, raw: str) -> str | int | float | bool:
     """Convert ``raw`` to the type of the setting ``name``, with a sentence naming it when it is not."""
-    kind = type(next(f for f in fields(Settings) if f.name == name).default)
+    default = next(f for f in fields(Settings) if f.name == name).default
+    assert default is not MISSING, "every setting has a default (_setting gives one)"
+    kind = type(default)
     try:
         return _flag(raw) if kind is bool else kind(raw)
     except ValueError as exc:

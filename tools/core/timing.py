@@ -35,5 +35,6 @@ def answer(facts: Callable[P, F], reply: Callable[[F], Result], command: str) ->
         return stamped(reply(facts(*args, **kwargs)), start, command)
 
     tool.__name__ = tool.__qualname__ = command
-    tool.__signature__ = inspect.signature(facts).replace(return_annotation=Result)  # type: ignore[attr-defined]
+    signature = inspect.signature(facts).replace(return_annotation=Result)
+    tool.__signature__ = signature  # type: ignore[attr-defined]  # functions take any attribute; inspect reads it
     return tool

@@ -174,11 +174,12 @@ def _seconds_for(key: str, ids: np.ndarray, positions: tuple[int, ...], attentio
 @gpu(duration=_seconds_for)  # small picklable arguments: the model's key, token ids, positions, a flag
 def _forward_on_gpu(key: str, ids: np.ndarray, positions: tuple[int, ...], attentions: bool):
     lm = model_by_key(key)
-    head = masked_lm_head(lm)
+    network = masked_lm_head(lm).network
+    assert network is not None, "forward is called only with a usable head"
     batch = {"input_ids": torch.from_numpy(ids).unsqueeze(0).to(lm.device),
              "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=lm.device)}
     with threads_for(len(ids)), torch.inference_mode():
-        out = head.network(**batch, output_attentions=attentions)
+        out = network(**batch, output_attentions=attentions)
         probs = out.logits[0, list(positions)].float().softmax(dim=-1).cpu().numpy()
         attn = torch.stack(out.attentions, dim=1)[0].float().cpu().numpy() if attentions else None
     return probs, attn

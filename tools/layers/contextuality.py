@@ -212,7 +212,8 @@ def random_pair_baseline(pool: np.ndarray, owners: np.ndarray, pairs: int, rng: 
     """(L+1,) mean cosine between ``pairs`` random occurrences from different sentences, drawn with ``rng``."""
     if len(np.unique(owners)) < 2:
         return np.full(pool.shape[1], np.nan)
-    first, second = [], []
+    first: list[int] = []
+    second: list[int] = []
     while len(first) < pairs:
         a = rng.integers(0, len(pool), pairs)
         b = rng.integers(0, len(pool), pairs)

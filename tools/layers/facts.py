@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Self
 
 import numpy as np
 
@@ -23,7 +24,7 @@ class Choice(str, Enum):
     """A string choice of a layer command; :meth:`parse` turns a typed value into a member or one sentence."""
 
     @classmethod
-    def parse(cls, value: str | Choice, option: str) -> Choice:
+    def parse(cls, value: str | Self, option: str) -> Self:
         if isinstance(value, cls):
             return value
         try:

@@ -50,7 +50,9 @@ def _lens_on_gpu(key: str, ids: np.ndarray, position: int) -> np.ndarray:
     """(L+1, V) probabilities of the head applied to the mask's hidden state 0..L."""
     lm = model_by_key(key)
     network = masked_lm_head(lm).network
+    assert network is not None, "logit_lens refused a model without a usable head"
     head = head_module(network)
+    assert head is not None, "logit_lens refused a head it does not know"
     batch = {"input_ids": torch.from_numpy(ids).unsqueeze(0).to(lm.device),
              "attention_mask": torch.ones(1, len(ids), dtype=torch.long, device=lm.device)}
     with threads_for(len(ids)), torch.inference_mode():

@@ -119,8 +119,8 @@ def control_label(word_type: str, seed: int, labels: Sequence[str], probs: np.nd
     return labels[min(index, len(labels) - 1)]
 
 
-def probe_accuracy(train_x: np.ndarray, train_y: Sequence[str], test_x: np.ndarray, test_y: Sequence[str],
-                   regularization: float = DEFAULT_C) -> float:
+def probe_accuracy(train_x: np.ndarray, train_y: Sequence[str] | np.ndarray, test_x: np.ndarray,
+                   test_y: Sequence[str] | np.ndarray, regularization: float = DEFAULT_C) -> float:
     """Held-out accuracy of the linear probe: standardise on the training words, multinomial logistic regression."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression

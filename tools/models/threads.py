@@ -61,10 +61,11 @@ class ThreadChooser:
         """The thread count for the next large pass."""
         with self._lock:
             self.passes += 1
-            unknown = [c for c in self.choices if self.rate[c] is None]
+            known = {c: rate for c in self.choices if (rate := self.rate[c]) is not None}
+            unknown = [c for c in self.choices if c not in known]
             if unknown:
                 return unknown[-1]
-            best = min(self.choices, key=lambda c: self.rate[c])
+            best = min(known, key=known.__getitem__)
             if self.passes % self.EXPLORE_EVERY == 0:
                 return next(c for c in self.choices if c != best) if len(self.choices) > 1 else best
             return best

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -31,8 +32,11 @@ BACKGROUND_POINTS = 1500
 SEED = 0
 UMAP_INSTALL = "pip install -r requirements-umap.txt"
 
+E = TypeVar("E", bound=Enum)
 
-def parse_choice(enum: type[Enum], value: str, option: str) -> Enum:
+
+def parse_choice(enum: type[E], value: str, option: str) -> E:
+    """The member of ``enum`` that ``value`` names (any case), or a UserError listing the allowed values."""
     try:
         return enum(str(value).lower())
     except ValueError:

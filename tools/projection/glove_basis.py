@@ -51,6 +51,7 @@ def on_glove_basis(texts: Sequence[str], method: Method, dims: int, report: Prog
     report(0.2, f"fitting {method.value} on {BASIS_WORDS:,} GloVe words")
     basis = np.asarray(g.vectors[:BASIS_WORDS], dtype=np.float32)
     fitted = fit(basis, method, dims)
+    assert fitted.place is not None, "t-SNE, the one method that cannot place new points, is refused above"
     cols = coordinate_columns(dims)
     table = pd.DataFrame(rows)
     table[cols] = np.round(fitted.place(np.asarray(vectors)), 6)

@@ -133,6 +133,7 @@ def _tokens(lm, texts, method, dims, layer, pooling, report, chart_limit, sbert)
         token_xy, sentence_xy = fitted.coords[:n_tokens], fitted.coords[n_tokens:]
     else:
         fitted = fit(token_matrix, method, dims)
+        assert fitted.place is not None, "only t-SNE cannot place new points, and it is fitted together above"
         token_xy, sentence_xy = fitted.coords, fitted.place(sentence_matrix)
     cols = coordinate_columns(dims)
     frame = pd.DataFrame(rows)

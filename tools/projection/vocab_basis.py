@@ -66,6 +66,7 @@ def on_vocab_basis(lm: LoadedModel, texts: Sequence[str], method: Method, dims: 
         basis_rows, ids = basis_rows[np.sort(pick)], ids[np.sort(pick)]
     report(0.2, f"fitting {method.value} on {len(basis_rows):,} vocabulary rows")
     fitted = fit(basis_rows, method, dims)
+    assert fitted.place is not None, "t-SNE, the one method that cannot place new points, is refused above"
     report(0.6, "encoding the texts")
     encs = encode(lm, texts)
     labels = [text_label(i, t) for i, t in enumerate(texts)]

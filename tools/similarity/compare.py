@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from tools.core.errors import UserError
 from tools.core.timing import answer
-from tools.encoding.encode import check_layer, truncation_warnings
+from tools.encoding.encode import Encoded, check_layer, truncation_warnings
 from tools.encoding.pooling import (
     Pooling,
     available_poolings,
@@ -52,7 +52,8 @@ def comparison(
         raise UserError("`compare` needs at least two texts separated by `|`, like `compare A cat. | A kitten.`")
     layer_index = check_layer(lm, layer)
     poolings = parse_poolings(lm, pool)
-    cosines, encs = {}, []
+    cosines = {}
+    encs: list[Encoded] = []
     for p in poolings:
         vectors, encs = sentence_vectors(lm, texts, p, layer_index)
         cosines[p] = cosine_matrix(vectors)

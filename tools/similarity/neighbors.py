@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -76,7 +76,7 @@ def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Neighbours:
                       pd.DataFrame(rows), k)
 
 
-def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Neighbours:
+def _glove_neighbors(word: str, k: int) -> Neighbours:
     table = glove()
     index = table.row(word)
     if index is None:
@@ -85,12 +85,6 @@ def _glove_neighbors(lm: LoadedModel | None, word: str, k: int) -> Neighbours:
     rows = [{"rank": r + 1, "neighbour": str(table.words[i]), "id": i, "cosine": s} for r, (i, s) in enumerate(found)]
     return Neighbours(word, Space.GLOVE.value, GLOVE, (word.lower(),), len(table.words), table.dims,
                       pd.DataFrame(rows), k)
-
-
-SEARCH: dict[Space, Callable[[LoadedModel | None, str, int], Neighbours]] = {
-    Space.MODEL: _model_neighbors,
-    Space.GLOVE: _glove_neighbors,
-}
 
 
 def nearest(
@@ -123,8 +117,9 @@ def nearest(
         raise UserError(f"Unknown --space {code(space, 20)}; use model or glove.") from None
     if not 1 <= int(k) <= MAX_K:
         raise UserError(f"--k must be from 1 to {MAX_K}; got {k}.")
-    lm = as_model(model) if chosen is Space.MODEL else None  # GloVe needs no model
-    return SEARCH[chosen](lm, word, int(k))
+    if chosen is Space.GLOVE:
+        return _glove_neighbors(word, int(k))  # GloVe needs no model
+    return _model_neighbors(as_model(model), word, int(k))
 
 
 #: The one-call tool: :func:`nearest` answered as a Result by the family's formatter.

@@ -138,7 +138,7 @@ def _word_text(w: WordInContext) -> str:
     head = (f"**{md(w.word)}** occurs {len(occs)} times in {n_sent} of {len(sentences)} "
             f"sentence{'s' if len(sentences) > 1 else ''} ({w.model}; each occurrence is the mean of its "
             "word pieces).")
-    if w.random_token is not None:
+    if w.random_token is not None and w.random_piece is not None:  # drawn together, or neither
         s, p = w.random_token
         rand = f"the random token is {code(w.random_piece, 30)} (sentence {s + 1}, position {p}, seed {w.seed})"
     else:

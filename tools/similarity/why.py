@@ -42,7 +42,7 @@ def token_kind(lm: LoadedModel, token: str, token_id: int) -> str:
     return "word piece" if token.startswith("##") else "word"
 
 
-def _tokens_frame(lm: LoadedModel, which: int, text: str, tokens: list[str], ids: Sequence[int],
+def _tokens_frame(lm: LoadedModel, which: int, text: str, tokens: list[str], ids: Sequence[int] | np.ndarray,
                   values: np.ndarray, total: float) -> pd.DataFrame:
     return pd.DataFrame({
         "text": label(which, text),
@@ -61,7 +61,9 @@ def word_groups(text: str, offsets: Sequence[tuple[int, int]], kinds: Sequence[s
     Returns:
         A one-hot (words, tokens) matrix, so ``groups @ values`` sums each word's tokens, and each word's text.
     """
-    index, labels, spans = [], [], []
+    index: list[int] = []
+    labels: list[str] = []
+    spans: list[tuple[int, int]] = []
     for k, ((start, end), kind) in enumerate(zip(offsets, kinds)):
         joins = (k > 0 and kind in ("word", "word piece") and kinds[k - 1] in ("word", "word piece")
                  and start == spans[-1][1] and end > start)
