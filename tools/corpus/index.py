@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.core import cancel
+from tools.core.errors import UserError
 
 #: Up to this many rows a query is compared with every row (exact); above it, the HNSW graph answers.
 EXACT_SEARCH_MAX_ROWS = 200_000
@@ -125,7 +126,10 @@ class VectorIndex:
             from usearch.index import Index
 
             graph = Index.restore(str(folder / INDEX_FILE), view=True)
-            graph.expansion_search = EXPANSION_SEARCH
+            if graph is None:
+                raise UserError(f"The index of this corpus could not be read ({INDEX_FILE}); drop the corpus and "
+                                "load its file again.")
+            graph.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]  # a setter at run time, unseen by mypy
         return cls(unit, graph)
 
     @property

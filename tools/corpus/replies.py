@@ -9,6 +9,7 @@ neutralised (:func:`tools.core.results.csv_text`); charts stay under the chart-r
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,8 +68,11 @@ def _info_frame(infos: tuple[CorpusInfo, ...] | list[CorpusInfo]) -> pd.DataFram
 
 
 def _read_warnings(r: ReadReport | dict) -> list[str]:
-    get = r.get if isinstance(r, dict) else lambda k: getattr(r, k)
-    out = [f"{n:,} row{'s' if n != 1 else ''} refused: {reason}." for reason, n in get("refused").items() if n]
+    def get(key: str) -> Any:
+        return r.get(key) if isinstance(r, dict) else getattr(r, key)
+
+    refused: dict[str, int] = get("refused") or {}
+    out = [f"{n:,} row{'s' if n != 1 else ''} refused: {reason}." for reason, n in refused.items() if n]
     if get("truncated"):
         out.append(f"{get('truncated'):,} texts were cut to {get('max_chars'):,} characters "
                    "(ASSISTANT_CORPUS_MAX_CHARS).")
