@@ -1,0 +1,140 @@
+"""The Ray engine: pending chunks go through Ray Data to a pool of actors that each load the model once.
+
+``ray.data.from_items`` holds one row per pending chunk (its number and texts, one block each);
+``map_batches`` sends each row to an actor of an :class:`~ray.data.ActorPoolStrategy` pool. An
+actor builds its encoder once, in its constructor, from the encoder's ``recipe`` (the model's
+name and pooling and the settings that load it: the loaded model is never pickled) with one
+torch thread, and returns float32 vectors. The rows come back as each chunk finishes and are
+yielded to :func:`tools.corpus.encode.encode_corpus`, which writes the same store the local
+engine's chunks make.
+
+Ray is imported here only, when a run starts; without it the engine refuses with the command
+that installs the extra. ``address=None`` starts a local cluster for the job (usage stats off,
+no dashboard) and shuts it down after; an address (``auto``, ``ray://HOST:10001``) connects to a
+running cluster, which is only disconnected from afterwards, never stopped; a Ray this process
+already started is used as it is. The pool stays below the cluster's CPU count: Ray Data's own
+tasks need a CPU, and actors that take every CPU stall the pipeline (Ray issue #44687).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from tools.core.errors import UserError
+from tools.corpus.engines.base import EncodeChunk
+
+#: How the extra is installed (the sentence every refusal ends with).
+INSTALL = ("install the Ray extra: `pip install -r requirements-ray.txt -c constraints.txt` "
+           "(or `pip install 'embedding-assistant[ray]'`), or use `--engine local`")
+#: One Ray run at a time in this process: a run that started Ray shuts it down when it ends.
+_ONE_RUN = threading.Lock()
+
+
+def ray_installed() -> bool:
+    """Whether ``import ray`` would work, without importing it (that takes a second)."""
+    return importlib.util.find_spec("ray") is not None
+
+
+def pool_size(cpus: float, wanted: int | None = None) -> int:
+    """Actors for a cluster of ``cpus`` CPUs: ``wanted`` (default: as many as fit), always below the CPU count."""
+    most = int(cpus) - 1
+    if most < 1:
+        raise UserError(f"The Ray cluster has {cpus:g} CPU(s); the engine needs at least 2 (one for the actor "
+                        "that encodes, one for Ray Data's own tasks).")
+    return most if wanted is None else max(1, min(int(wanted), most))
+
+
+def _import_ray() -> Any:
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # read when Ray starts; no usage report leaves the machine
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise UserError(f"`--engine ray` needs Ray, which is not installed here: {INSTALL}.") from None
+    return ray
+
+
+class _EncodeActor:
+    """One actor of the pool: the encoder is built once, then each call encodes one chunk."""
+
+    def __init__(self, make: Callable[[int], EncodeChunk] | None, encode: EncodeChunk | None, threads: int) -> None:
+        self.encode = make(threads) if make is not None else encode
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        assert self.encode is not None
+        vectors = [np.asarray(self.encode([str(t) for t in texts]), dtype=np.float32) for texts in batch["texts"]]
+        return {"chunk": np.asarray(batch["chunk"], dtype=np.int64), "vectors": np.stack(vectors)}
+
+
+class RayEngine:
+    """Encode chunks on a Ray cluster (a local one by default) through Ray Data and an actor pool.
+
+    Args:
+        address: a running cluster (``auto``, ``ray://HOST:10001``); None starts a local one for the job.
+        num_cpus: CPUs of the local cluster (default: this process's cores); not used with an address.
+        actors: actors in the pool (default: the cluster's CPUs less one); always below the CPU count.
+        threads: torch threads per actor.
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, num_cpus: int | None = None, actors: int | None = None,
+                 threads: int = 1) -> None:
+        if not ray_installed():
+            raise UserError(f"`--engine ray` needs Ray, which is not installed here: {INSTALL}.")
+        self.address = address.strip() if address and address.strip() else None
+        self.num_cpus = num_cpus
+        self.actors = actors
+        self.threads = threads
+        self.pool = 0  # the pool size of the latest run
+
+    def run(self, encode_chunk: EncodeChunk, jobs: Iterable[tuple[int, list[str]]]) -> Iterator[tuple[int, np.ndarray]]:
+        items = [{"chunk": chunk, "texts": list(texts)} for chunk, texts in jobs]
+        if not items:
+            return
+        ray = _import_ray()
+        with _ONE_RUN:
+            started = self._connect(ray)
+            try:
+                yield from self._encode(ray, encode_chunk, items)
+            finally:
+                if started:
+                    ray.shutdown()  # the local cluster this run started, or the connection it opened
+
+    def _connect(self, ray: Any) -> bool:
+        """Start or join Ray; True when this run did (and so ends it), False when the process already had one."""
+        if ray.is_initialized():
+            return False
+        quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
+        if self.address is None:
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            ray.init(num_cpus=self.num_cpus or cores, include_dashboard=False, **quiet)
+            return True
+        try:
+            ray.init(address=self.address, **quiet)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise UserError(f"No Ray cluster answered at {self.address!r} ({str(exc).splitlines()[0][:200]}). "
+                            "Start one (`ray start --head`) or leave out --address for a local one.") from None
+        return True
+
+    def _encode(self, ray: Any, encode_chunk: EncodeChunk,
+                items: list[dict[str, Any]]) -> Iterator[tuple[int, np.ndarray]]:
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False  # encode_corpus reports progress per chunk
+        context.print_on_execution_start = False
+        logging.getLogger("ray.data").setLevel(logging.ERROR)
+        self.pool = pool_size(ray.cluster_resources().get("CPU", 0), self.actors)
+        recipe = getattr(encode_chunk, "recipe", None)  # a ChunkEncoder: rebuilt from its name where it runs
+        args = (recipe, None, self.threads) if recipe is not None else (None, encode_chunk, self.threads)
+        data = ray.data.from_items(items, override_num_blocks=len(items))
+        encoded = data.map_batches(_EncodeActor, fn_constructor_args=args, batch_size=1, batch_format="numpy",
+                                   compute=ray.data.ActorPoolStrategy(size=self.pool), num_cpus=1, max_restarts=0)
+        for row in encoded.iter_rows():
+            yield int(row["chunk"]), np.asarray(row["vectors"], dtype=np.float32)
