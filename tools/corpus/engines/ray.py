@@ -12,8 +12,10 @@ Ray is imported here only, when a run starts; without it the engine refuses with
 that installs the extra. ``address=None`` starts a local cluster for the job (usage stats off,
 no dashboard) and shuts it down after; an address (``auto``, ``ray://HOST:10001``) connects to a
 running cluster, which is only disconnected from afterwards, never stopped; a Ray this process
-already started is used as it is. The pool stays below the cluster's CPU count: Ray Data's own
-tasks need a CPU, and actors that take every CPU stall the pipeline (Ray issue #44687).
+already started is used as it is. Ray Data cannot stream over Ray Client (a ``ray://`` address:
+Ray issue #48682), so there the same actors run in a plain :class:`ray.util.ActorPool`. The pool
+stays below the cluster's CPU count: Ray Data's own tasks need a CPU, and actors that take every
+CPU stall the pipeline (Ray issue #44687).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +36,8 @@ from tools.corpus.engines.base import EncodeChunk
 #: How the extra is installed (the sentence every refusal ends with).
 INSTALL = ("install the Ray extra: `pip install -r requirements-ray.txt -c constraints.txt` "
            "(or `pip install 'embedding-assistant[ray]'`), or use `--engine local`")
+#: The folder that holds this checkout's ``tools`` package: a local cluster's workers import the same code.
+SOURCE_ROOT = str(Path(__file__).resolve().parents[3])
 #: One Ray run at a time in this process: a run that started Ray shuts it down when it ends.
 _ONE_RUN = threading.Lock()
 
@@ -133,8 +138,28 @@ class RayEngine:
         self.pool = pool_size(ray.cluster_resources().get("CPU", 0), self.actors)
         recipe = getattr(encode_chunk, "recipe", None)  # a ChunkEncoder: rebuilt from its name where it runs
         args = (recipe, None, self.threads) if recipe is not None else (None, encode_chunk, self.threads)
+        from ray.util.client import ray as ray_client
+
+        if ray_client.is_connected():  # Ray Data does not run over Ray Client (issue #48682)
+            yield from self._encode_through_client(ray, args, items)
+            return
         data = ray.data.from_items(items, override_num_blocks=len(items))
+        # Workers on this machine import the driver's own `tools` (Ray passes them only its working folder);
+        # a cluster named by address must have the project installed.
+        local = {"env_vars": {"PYTHONPATH": os.pathsep.join([SOURCE_ROOT, "${PYTHONPATH}"])}}
         encoded = data.map_batches(_EncodeActor, fn_constructor_args=args, batch_size=1, batch_format="numpy",
-                                   compute=ray.data.ActorPoolStrategy(size=self.pool), num_cpus=1, max_restarts=0)
+                                   compute=ray.data.ActorPoolStrategy(size=self.pool), num_cpus=1,
+                                   runtime_env=local if self.address is None else None)
         for row in encoded.iter_rows():
             yield int(row["chunk"]), np.asarray(row["vectors"], dtype=np.float32)
+
+    def _encode_through_client(self, ray: Any, args: tuple[Any, ...],
+                               items: list[dict[str, Any]]) -> Iterator[tuple[int, np.ndarray]]:
+        """Over Ray Client (``ray://``), where Ray Data cannot stream: the same actors in a plain actor pool."""
+        from ray.util import ActorPool
+
+        actor = ray.remote(num_cpus=1)(_EncodeActor)
+        pool = ActorPool([actor.remote(*args) for _ in range(self.pool)])
+        batches = ({"chunk": np.asarray([item["chunk"]]), "texts": [item["texts"]]} for item in items)
+        for out in pool.map_unordered(lambda a, batch: a.__call__.remote(batch), batches):
+            yield int(out["chunk"][0]), np.asarray(out["vectors"][0], dtype=np.float32)
