@@ -9,13 +9,13 @@ yielded to :func:`tools.corpus.encode.encode_corpus`, which writes the same stor
 engine's chunks make.
 
 Ray is imported here only, when a run starts; without it the engine refuses with the command
-that installs the extra. ``address=None`` starts a local cluster for the job (usage stats off,
-no dashboard) and shuts it down after; an address (``auto``, ``ray://HOST:10001``) connects to a
-running cluster, which is only disconnected from afterwards, never stopped; a Ray this process
-already started is used as it is. Ray Data cannot stream over Ray Client (a ``ray://`` address:
-Ray issue #48682), so there the same actors run in a plain :class:`ray.util.ActorPool`. The pool
-stays below the cluster's CPU count: Ray Data's own tasks need a CPU, and actors that take every
-CPU stall the pipeline (Ray issue #44687).
+that installs the extra. ``address=None`` starts a new local cluster for the job
+(``address="local"``: usage stats off, no dashboard) and shuts it down after; an address
+(``auto``, ``ray://HOST:10001``) connects to a running cluster, which is only disconnected from
+afterwards, never stopped; a Ray this process already started is used as it is. Ray Data cannot
+stream over Ray Client (a ``ray://`` address: Ray issue #48682), so there the same actors run in
+a plain :class:`ray.util.ActorPool`. The pool stays below the cluster's CPU count: Ray Data's own
+tasks need a CPU, and actors that take every CPU stall the pipeline (Ray issue #44687).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,10 @@ class _EncodeActor:
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         assert self.encode is not None
+        start = time.perf_counter()
         vectors = [np.asarray(self.encode([str(t) for t in texts]), dtype=np.float32) for texts in batch["texts"]]
-        return {"chunk": np.asarray(batch["chunk"], dtype=np.int64), "vectors": np.stack(vectors)}
+        return {"chunk": np.asarray(batch["chunk"], dtype=np.int64), "vectors": np.stack(vectors),
+                "seconds": np.full(len(vectors), (time.perf_counter() - start) / max(1, len(vectors)))}
 
 
 class RayEngine:
@@ -99,6 +102,7 @@ class RayEngine:
         self.actors = actors
         self.threads = threads
         self.pool = 0  # the pool size of the latest run
+        self.actor_seconds = 0.0  # seconds the actors spent encoding in the latest run (their per-core speed)
 
     def run(self, encode_chunk: EncodeChunk, jobs: Iterable[tuple[int, list[str]]]) -> Iterator[tuple[int, np.ndarray]]:
         items = [{"chunk": chunk, "texts": list(texts)} for chunk, texts in jobs]
@@ -120,7 +124,7 @@ class RayEngine:
         quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
         if self.address is None:
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-            ray.init(num_cpus=self.num_cpus or cores, include_dashboard=False, **quiet)
+            ray.init(address="local", num_cpus=self.num_cpus or cores, include_dashboard=False, **quiet)
             return True
         try:
             ray.init(address=self.address, **quiet)
@@ -135,7 +139,7 @@ class RayEngine:
         context.enable_progress_bars = False  # encode_corpus reports progress per chunk
         context.print_on_execution_start = False
         logging.getLogger("ray.data").setLevel(logging.ERROR)
-        self.pool = pool_size(ray.cluster_resources().get("CPU", 0), self.actors)
+        self.pool, self.actor_seconds = pool_size(ray.cluster_resources().get("CPU", 0), self.actors), 0.0
         recipe = getattr(encode_chunk, "recipe", None)  # a ChunkEncoder: rebuilt from its name where it runs
         args = (recipe, None, self.threads) if recipe is not None else (None, encode_chunk, self.threads)
         from ray.util.client import ray as ray_client
@@ -151,6 +155,7 @@ class RayEngine:
                                    compute=ray.data.ActorPoolStrategy(size=self.pool), num_cpus=1,
                                    runtime_env=local if self.address is None else None)
         for row in encoded.iter_rows():
+            self.actor_seconds += float(row["seconds"])
             yield int(row["chunk"]), np.asarray(row["vectors"], dtype=np.float32)
 
     def _encode_through_client(self, ray: Any, args: tuple[Any, ...],
@@ -162,4 +167,5 @@ class RayEngine:
         pool = ActorPool([actor.remote(*args) for _ in range(self.pool)])
         batches = ({"chunk": np.asarray([item["chunk"]]), "texts": [item["texts"]]} for item in items)
         for out in pool.map_unordered(lambda a, batch: a.__call__.remote(batch), batches):
+            self.actor_seconds += float(out["seconds"][0])
             yield int(out["chunk"][0]), np.asarray(out["vectors"][0], dtype=np.float32)
