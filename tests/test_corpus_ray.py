@@ -89,3 +89,19 @@ def test_an_address_goes_with_the_ray_engine_and_unknown_engines_are_refused():
         engine_named("local", "auto")
     with pytest.raises(UserError, match="local, ray"):
         engine_named("spark")
+
+
+def test_only_the_command_line_may_name_a_cluster(hub, tmp_path):
+    import dataclasses
+
+    from assistant.dispatch import execute
+    from assistant.session import Session
+    from tools.benchmark.access import DataAccess
+
+    settings = dataclasses.replace(hub.settings, corpus_dir=str(tmp_path / "corpora"))
+    web = execute("corpus load mine.csv --engine ray --address ray://10.0.0.1:10001", Session(), hub, settings)
+    assert not web.ok and "Only the command line may name a Ray cluster" in web.error
+    (tmp_path / "mine.txt").write_text("one\ntwo\n", encoding="utf-8")
+    cli = execute(f"corpus load {tmp_path / 'mine.txt'} --address auto", Session(), hub, settings,
+                  access=DataAccess.local())
+    assert not cli.ok and "--engine ray" in cli.error  # an address goes with the Ray engine
