@@ -36,7 +36,7 @@ def local_ray():
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
     try:
         yield ray
     finally:
