@@ -30,7 +30,7 @@ venv: $(VENV)/.installed
 # torch goes first, from its CPU wheel; constraints.txt keeps anything from replacing it. Then the project
 # itself, editable, with its test extra: the pins come from requirements*.txt through pyproject.toml, and the
 # `embedding-assistant` command works from any folder.
-$(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt constraints.txt
+$(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt requirements-ray.txt constraints.txt
 	python3 -m venv $(VENV)
 	$(PIP) install -q --disable-pip-version-check torch==2.13.0
 	$(PIP) install -q --disable-pip-version-check -e '.[test]' -c constraints.txt

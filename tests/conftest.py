@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+#: A Ray cluster started by a test listens on 127.0.0.1 only (Ray's loopback mode, read when ray is imported).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
 #: Fixtures shared by several test files (the tiny masked-LM model).
 pytest_plugins = ["tests.layers_models"]
 

@@ -72,6 +72,10 @@ def test_the_wheel_holds_both_packages_the_page_assets_and_the_pinned_dependenci
         if line:
             assert f"Requires-Dist: {line}" in metadata, line
     assert "Provides-Extra: umap" in metadata and "Provides-Extra: test" in metadata
+    assert "Provides-Extra: ray" in metadata
+    ray_pin = next(line for line in (ROOT / "requirements-ray.txt").read_text().splitlines() if line.startswith("ray"))
+    assert f'Requires-Dist: {ray_pin}; extra == "ray"' in metadata  # the Ray extra
+    assert f'Requires-Dist: {ray_pin}; extra == "test"' in metadata  # and the test extra, whose test runs Ray
     entry = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "embedding-assistant = assistant.__main__:main" in zipfile.ZipFile(wheel).read(entry).decode()
 

@@ -21,7 +21,8 @@ from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.text import code
 from tools.corpus import clusters, duplicates, outliers, replies, search
-from tools.corpus.encode import load_corpus
+from tools.corpus.encode import engine_named, load_corpus
+from tools.corpus.engines.base import EngineKind
 from tools.corpus.store import Corpus
 from tools.encoding.pooling import Pooling
 
@@ -84,6 +85,10 @@ class CorpusCommand(Command[Any, Result]):
         pool: str | None = param("sentence pooling of the corpus (default: the model's own recipe, else mean)",
                                  choices=(Pooling.SBERT.value, Pooling.MEAN.value))
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
+        engine: str = param("who encodes a loaded corpus: local (this process) or ray (a Ray cluster: a local one "
+                            "started for the job, or --address)", EngineKind.LOCAL.value, choices=EngineKind)
+        address: str | None = param("the running Ray cluster `--engine ray` uses: ray://HOST:10001 or auto "
+                                    "(command line only)", metavar="ADDR")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Result:
         word, _, rest = (texts[0].strip() if texts else "list").partition(" ")
@@ -136,14 +141,18 @@ class CorpusCommand(Command[Any, Result]):
     def _load(self, ctx: Context, raw: str, p: Params) -> Result:
         if not raw:
             raise UserError("Name the file to load: `corpus load reviews.csv` (CSV, TSV, JSONL, Parquet or TXT).")
+        if p.address and not ctx.access.local_files:
+            raise UserError("Only the command line may name a Ray cluster: drop --address here (`--engine ray` "
+                            "alone encodes on a local Ray started for the job).")
         path = _readable(ctx, raw)
+        engine = engine_named(p.engine, p.address)  # refuses at once when Ray is not installed
         lm = ctx.model()
         store = corpora.own_store(ctx.settings, ctx.session.key)
         settings = ctx.settings
 
         def work(progress: Any) -> Any:
             return load_corpus(store, path, lm, settings, column=p.column, name=p.name, pool=p.pool,
-                               progress=progress, shown_name=Path(raw).name)
+                               engine=engine, progress=progress, shown_name=Path(raw).name)
 
         job = ctx.jobs.start(f"{store.root}:{path}:{lm.name}:{p.column}:{p.pool}", p.name or Path(raw).stem, work)
         limit = ctx.settings.time_limit_s

@@ -21,14 +21,15 @@ from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
-from tools.corpus.engines.base import EncodeChunk, Engine
+from tools.corpus.engines.base import EncodeChunk, Engine, EngineKind
 from tools.corpus.engines.local import LocalEngine
 from tools.corpus.facts import EncodeReport, ReadCorpus
 from tools.corpus.index import build_index
 from tools.corpus.read import read_texts
 from tools.corpus.store import CHUNK_ROWS, Corpus, CorpusStore
 from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
-from tools.models.hub import LoadedModel
+from tools.models.hub import LoadedModel, ModelHub
+from tools.models.threads import ThreadChooser
 
 Progress = Callable[[float, str], None]
 #: Poolings a corpus may be encoded with: the model's own recipe, or the mean of its last layer.
@@ -37,11 +38,21 @@ _GUARD = threading.Lock()
 _RUNNING: dict[str, threading.Lock] = {}
 
 
-def engine_named(name: str) -> Engine:
-    """The engine called ``name``: ``local`` (in this process)."""
-    if name.lower() == "local":
-        return LocalEngine()
-    raise UserError(f"Unknown engine {code(name, 20)}; use `--engine local` (the only engine installed here).")
+def engine_named(name: str, address: str | None = None) -> Engine:
+    """The engine called ``name``: ``local`` (in this process) or ``ray`` (a local Ray cluster, or the one at
+    ``address``: ``auto``, ``ray://HOST:10001``)."""
+    try:
+        kind = EngineKind(name.strip().lower())
+    except ValueError:
+        raise UserError(f"Unknown engine {code(name, 20)}; use one of "
+                        f"{', '.join(k.value for k in EngineKind)}, like `--engine local`.") from None
+    if kind is EngineKind.RAY:
+        from tools.corpus.engines.ray import RayEngine
+
+        return RayEngine(address)
+    if address:
+        raise UserError("--address names a Ray cluster: it goes with `--engine ray`.")
+    return LocalEngine()
 
 
 def corpus_pooling(lm: LoadedModel, pool: str | None = None) -> Pooling:
@@ -61,20 +72,49 @@ class ChunkEncoder:
     """``texts -> (N, dims) float32``: one model's sentence vectors with one pooling, last layer.
 
     It goes through :func:`tools.encoding.pooling.sentence_vectors`, so texts are deduplicated,
-    sorted by length and batched as every other command's are. A remote engine rebuilds it from
-    ``model`` and ``pooling`` where the model lives.
+    sorted by length and batched as every other command's are. A remote engine rebuilds it where
+    it runs from its :attr:`recipe` (the model's name, the pooling and ``settings``, which load the
+    model as this process's hub did), never from the loaded model itself.
     """
 
     lm: LoadedModel
     pooling: Pooling
+    settings: Settings | None = None
 
     @property
     def model(self) -> str:
         return self.lm.name
 
+    @property
+    def recipe(self) -> EncoderRecipe:
+        return EncoderRecipe(self.lm.name, self.pooling.value, self.settings or Settings.from_env())
+
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         vectors, _ = sentence_vectors(self.lm, list(texts), self.pooling)
         return vectors.numpy().astype(np.float32, copy=False)
+
+
+@dataclass(frozen=True)
+class EncoderRecipe:
+    """What another process needs to build the same :class:`ChunkEncoder`: small and picklable.
+
+    ``recipe(threads)`` loads the model by name through a :class:`~tools.models.hub.ModelHub` with
+    these settings (the same backend choice, e.g. ONNX Runtime for bulk passes) and, when
+    ``threads`` is given, runs every pass with that many threads (a Ray actor holds one CPU).
+    """
+
+    model: str
+    pooling: str
+    settings: Settings
+
+    def __call__(self, threads: int | None = None) -> ChunkEncoder:
+        lm = ModelHub(self.settings).get(self.model)
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+            lm.state.threads = ThreadChooser(cores=threads)
+        return ChunkEncoder(lm, Pooling(self.pooling), self.settings)
 
 
 def encode_corpus(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine | None = None,
@@ -128,19 +168,22 @@ def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress:
 
 
 def open_corpus(store: CorpusStore, read: ReadCorpus, lm: LoadedModel, pool: str | None = None,
-                name: str | None = None, chunk_rows: int = CHUNK_ROWS) -> tuple[Corpus, ChunkEncoder]:
-    """The corpus for these rows under ``lm`` (existing or new) and the encoder that fills it."""
+                name: str | None = None, chunk_rows: int = CHUNK_ROWS,
+                settings: Settings | None = None) -> tuple[Corpus, ChunkEncoder]:
+    """The corpus for these rows under ``lm`` (existing or new) and the encoder that fills it (``settings``:
+    those ``lm`` was loaded with, for an engine that loads it again elsewhere)."""
     pooling = corpus_pooling(lm, pool)
     corpus = store.create(read, lm.name, pooling.value, lm.hidden_size, name, chunk_rows)
-    return corpus, ChunkEncoder(lm, pooling)
+    return corpus, ChunkEncoder(lm, pooling, settings)
 
 
 def load_corpus(store: CorpusStore, path: Path | str, lm: LoadedModel, settings: Settings, *,
                 column: str | None = None, name: str | None = None, pool: str | None = None,
-                engine: str | Engine = "local", progress: Progress | None = None, shown_name: str | None = None,
-                chunk_rows: int = CHUNK_ROWS) -> tuple[ReadCorpus, EncodeReport]:
-    """``corpus load``: read ``path``, find or make its corpus, and encode what is missing."""
+                engine: str | Engine = "local", address: str | None = None, progress: Progress | None = None,
+                shown_name: str | None = None, chunk_rows: int = CHUNK_ROWS) -> tuple[ReadCorpus, EncodeReport]:
+    """``corpus load``: read ``path``, find or make its corpus, and encode what is missing (with ``engine``;
+    ``address``: the Ray cluster of ``engine="ray"``)."""
+    chosen = engine_named(engine, address) if isinstance(engine, str) else engine
     read = read_texts(path, settings, column=column, name=shown_name)
-    corpus, encoder = open_corpus(store, read, lm, pool, name, chunk_rows)
-    chosen = engine_named(engine) if isinstance(engine, str) else engine
+    corpus, encoder = open_corpus(store, read, lm, pool, name, chunk_rows, settings)
     return read, encode_corpus(corpus, encoder, chosen, progress)
