@@ -46,7 +46,11 @@ LIGHT = {
     "mask": "mask The [MASK] sat on the mat. --model tiny-mlm",
     "model": "model minilm",
     "export": "export json",
+    "corpus": "corpus load reviews.csv --name reviews",  # the corpus the other corpus commands use
 }
+#: A small file of texts the server may read, for the corpus commands.
+REVIEWS = ["My parcel arrived late", "The courier lost my package", "I never got my refund",
+           "They refused to return my money", "The fabric tore after two washes", "Sturdy and well made"]
 
 
 def command_mix() -> list[str]:
@@ -99,8 +103,11 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.models = Path(tempfile.mkdtemp(prefix="load-models-"))
         build_tiny_mlm(self.models / "tiny-mlm")
+        (self.models / "reviews.csv").write_text("review\n" + "\n".join(f"{t} (order {i})" for i in range(40)
+                                                                      for t in REVIEWS) + "\n", encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT), "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
-               "ASSISTANT_MODEL_ROOTS": str(self.models), "ASSISTANT_DATA_DIR": str(STSB_DIR)}
+               "ASSISTANT_MODEL_ROOTS": str(self.models), "ASSISTANT_DATA_DIR": f"{STSB_DIR}:{self.models}",
+               "ASSISTANT_CORPUS_DIR": str(self.models / "corpora")}
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "assistant", "--concurrency", str(concurrency), *extra, "serve",

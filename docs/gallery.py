@@ -1,6 +1,7 @@
 """Screenshots of one reply of every command family, taken from the real page in headless Chromium.
 
     .venv/bin/python docs/gallery.py            # writes docs/gallery/<name>.png and docs/gallery/README.md
+    .venv/bin/python docs/gallery.py probe cka  # takes only these shots again
 
 It starts the app on a free port (and stops it), asks each command below as a person would,
 and photographs the question and its reply. Rerun it after a change to the page or a chart.
@@ -12,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -63,6 +65,17 @@ SHOTS = (
      "benchmark --sample 300 --pool cls,mean,sbert"),
     ("mask", "fill-mask needs a masked-LM model (none is installable offline: the reply says so)",
      "mask The [MASK] sat on the mat."),
+    ("probe", "what each layer knows: part of speech against its control task (Hewitt & Liang)",
+     "probe --task pos --sentences 100"),
+    ("contextuality", "self-similarity, intra-sentence similarity and MEV per layer beside the anisotropy baseline",
+     "contextuality --sentences 120"),
+    ("cka", "linear CKA between every pair of layers", "cka --sentences 60"),
+    ("rollout", "attention rollout from every output token to every input token, beside raw attention",
+     "rollout The cat sat on the mat because it was tired."),
+    ("corpus-load", "your own texts: a file loaded, its text column found, encoded once",
+     "corpus load reviews.csv --name reviews"),
+    ("search", "the closest texts of your corpus, with their metadata", "search the parcel came late --k 5"),
+    ("clusters", "your texts in groups with c-TF-IDF label words", "clusters --k 3"),
     ("help", "the command list", "help"),
 )
 
@@ -76,9 +89,14 @@ def free_port() -> int:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
+    from tests.test_corpus_commands import write_reviews
+
+    only = set(sys.argv[1:])  # names of shots to take again (default: all); the README lists every shot
     env = dict(os.environ)
-    if STSB.exists():
-        env.setdefault("ASSISTANT_DATA_DIR", str(STSB))
+    demo = Path(tempfile.mkdtemp(prefix="gallery-"))
+    write_reviews(demo / "reviews.csv", 150)  # the texts `corpus load` photographs
+    env["ASSISTANT_DATA_DIR"] = ":".join(str(p) for p in (STSB, demo) if p.exists())
+    env["ASSISTANT_CORPUS_DIR"] = str(demo / "corpora")
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "assistant", "--host", "127.0.0.1", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -107,6 +125,9 @@ def main() -> None:
             lines = ["| reply | what it shows | command |", "|---|---|---|",
                      "| ![start](start.png) | the page a first-time visitor sees | |"]
             for name, what, line in SHOTS:
+                lines.append(f"| ![{name}]({name}.png) | {what} | `{line.replace('|', chr(92) + '|')}` |")
+                if only and name not in only and not (name == "corpus-load" and only & {"search", "clusters"}):
+                    continue
                 reply = ask(page, line)
                 page.wait_for_timeout(300)
                 ask_node = reply.node.locator("xpath=preceding-sibling::div[contains(@class,'ask')][1]")
@@ -117,8 +138,9 @@ def main() -> None:
                 page.screenshot(path=str(OUT / f"{name}.png"), full_page=True,
                                 clip={"x": box_r["x"] - 4, "y": top - 4, "width": box_r["width"] + 8,
                                       "height": box_r["y"] + box_r["height"] - top + 8})
-                lines.append(f"| ![{name}]({name}.png) | {what} | `{line.replace('|', chr(92) + '|')}` |")
                 print(f"{name}: {reply.charts()[1]} chart(s) drawn")
+            lines.append("| ![map-100k](map-100k.png) | every row of a 100,000-row corpus on one WebGL map, cluster labels "
+                         "at their centres (`bench/map.py`) | `map` |")
             problems = chart_errors(page)
             browser.close()
         (OUT / "README.md").write_text("# Gallery\n\nOne reply of every command family, photographed from the page "

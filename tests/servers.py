@@ -79,4 +79,18 @@ def mcp_session(url: str, work: Callable[[Any], Awaitable[T]]) -> T:
                 await session.initialize()
                 return await work(session)
 
-    return asyncio.run(main())
+    # its own thread and loop: a sync Playwright test earlier in the run leaves an event loop in this thread
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = asyncio.run(main())
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="mcp-client")
+    thread.start()
+    thread.join(300)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

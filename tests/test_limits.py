@@ -148,14 +148,27 @@ def test_a_real_command_gives_up_under_a_tiny_time_limit(hub, lm):
 def test_the_queue_is_bounded_and_every_command_shares_one_concurrency_group(hub):
     from assistant.app import build, launch_options
 
-    settings = dataclasses.replace(hub.settings, queue_size=3, concurrency=2, max_upload_mb=7)
+    settings = dataclasses.replace(hub.settings, queue_size=3, concurrency=2, max_upload_mb=7, corpus_max_mb=9)
     demo = build(hub, settings)
     assert demo._queue.max_size == 3
     assert demo._queue.default_concurrency_limit == 2
     commands = [fn for fn in demo.fns.values() if fn.name in ("respond", "run")]
     assert len({fn.concurrency_id for fn in commands}) == 1  # the page and the API share the limit
     options = launch_options(settings)
-    assert options["max_file_size"] == "7mb" and options["show_error"] is False
+    # the server takes files up to the larger limit; each kind of upload is checked against its own
+    assert options["max_file_size"] == "9mb" and options["show_error"] is False
+
+
+def test_each_kind_of_upload_has_its_own_size_limit(tmp_path):
+    from assistant.app import _remember_upload
+
+    path = tmp_path / "texts.csv"
+    path.write_bytes(b"text\n" + b"a sentence\n" * 200_000)  # 2.2 MB
+    session = Session()
+    _remember_upload(str(path), session, "benchmark", 1)
+    assert session.uploads == ()  # over the benchmark's 1 MB: refused with a sentence, not remembered
+    _, box = _remember_upload(str(path), session, "corpus", 5)
+    assert session.uploads == (str(path),) and box["value"] == "corpus load texts.csv"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

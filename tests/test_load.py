@@ -25,9 +25,10 @@ def test_a_short_load_run_through_every_command_has_no_errors():
     assert numbers["errors"] == 0, numbers["error_samples"]
     assert numbers["ok"] + numbers["refused"] == 18
     # Each command ran once alone first: only those that cannot answer through `run` refused there, because every
-    # call of `run` is a fresh conversation (nothing to re-run, list or export). The server has STS-B and a tiny
-    # masked-LM model (bench/load.py builds it), so `benchmark` and `mask` answer.
-    expected = {"again", "history", "export"}
+    # call of `run` is a fresh conversation (nothing to re-run, list or export), and `lens`, which needs the
+    # conversation's own model to have a masked-LM head (minilm has none). The server has STS-B, a tiny masked-LM
+    # model and a file of texts (bench/load.py makes them), so `benchmark`, `mask` and the corpus commands answer.
+    expected = {"again", "history", "export", "lens"}
     assert set(numbers["refused_in_warmup"]) == expected, numbers["refused_in_warmup"]
     assert numbers["rss_before_mb"] > 100 and numbers["rss_after_mb"] > 100  # the server's memory was read
     assert out.returncode == 0, out.stderr[-2000:]

@@ -47,8 +47,9 @@ def _with_context(lines: list[str]) -> list[str]:
 
 
 def _mask_unavailable(line: str) -> bool:
-    """`mask` needs a masked-LM model; with no network its fallback (bert-small) cannot load here."""
-    return line.startswith("mask ")
+    """`mask` needs a masked-LM model; with no network its fallback (bert-small) cannot load here; `lens` needs
+    the conversation's own model to have a masked-LM head, which minilm lacks."""
+    return line.startswith(("mask ", "lens "))
 
 
 def test_every_example_of_every_command_draws_its_charts(live_app, browser, hub, tmp_path):

@@ -180,10 +180,10 @@ def test_an_unexpected_exception_is_one_sentence_with_a_reference_logged_with_it
 
 @pytest.fixture(scope="module")
 def hardened_app(hub):
-    """The app launched as `python -m assistant` launches it, with a 1 MB upload limit."""
+    """The app launched as `python -m assistant` launches it, with a 1 MB limit on every kind of upload."""
     from assistant.app import build, launch_options
 
-    settings = dataclasses.replace(hub.settings, max_upload_mb=1)
+    settings = dataclasses.replace(hub.settings, max_upload_mb=1, corpus_max_mb=1)
     demo = build(hub, settings)
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,

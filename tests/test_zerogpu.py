@@ -137,6 +137,8 @@ def _reply_json(hub, lines: list[str]) -> list[dict]:
     for line in lines:
         data = execute(line, session, hub, settings).to_json()
         data.pop("elapsed_ms", None)
+        if data.get("command") == "map":  # a map's address is a fresh unguessable token each time
+            data["settings"].pop("map", None)
         if data.get("command") == "export":  # the files hold each earlier reply's time: their sizes move
             data["tables"] = [{**t, "rows": [row[:2] for row in t["rows"]]} for t in data.get("tables", [])]
         out.append(data)

@@ -11,6 +11,8 @@ def number(value: float) -> str:
     return f"{value:.2e}" if value != 0 and abs(value) < 5e-4 else f"{value:.4f}"
 
 
-def table_html(frame: pd.DataFrame, css: str = "reply-table") -> str:
-    """``frame`` as an escaped HTML table (user text is data, never markup), floats as :func:`number` writes them."""
-    return frame.to_html(index=False, escape=True, border=0, classes=css, float_format=number, na_rep="")
+def table_html(frame: pd.DataFrame, css: str = "reply-table", exact: bool = False) -> str:
+    """``frame`` as an escaped HTML table (user text is data, never markup), floats as :func:`number` writes them
+    (``exact``: as pandas writes them, for an export that keeps the numbers)."""
+    return frame.to_html(index=False, escape=True, border=0, classes=css, float_format=None if exact else number,
+                         na_rep="")

@@ -148,7 +148,7 @@ def chart_figure(chart: Chart) -> str:
 def table_block(table: Table, max_rows: int = HTML_ROWS) -> str:
     """An escaped HTML table, at most ``max_rows`` rows, saying how many were left out."""
     frame = table.frame
-    body = table_html(frame.head(max_rows), "data")
+    body = table_html(frame.head(max_rows), "data", exact=True)
     note = (f"<p class='meta'>{max_rows:,} of {len(frame):,} rows shown; the Markdown export's CSV holds "
             "every row.</p>") if len(frame) > max_rows else ""
     return f"<p class='caption'>{html.escape(table.name)}</p><div class='table-wrap'>{body}</div>{note}"
