@@ -139,8 +139,8 @@ def main() -> None:
                                 clip={"x": box_r["x"] - 4, "y": top - 4, "width": box_r["width"] + 8,
                                       "height": box_r["y"] + box_r["height"] - top + 8})
                 print(f"{name}: {reply.charts()[1]} chart(s) drawn")
-            lines.append("| ![map-100k](map-100k.png) | every row of a 100,000-row corpus on one WebGL map, cluster labels "
-                         "at their centres (`bench/map.py`) | `map` |")
+            lines.append("| ![map-100k](map-100k.png) | every row of a 100,000-row corpus on one WebGL map, cluster "
+                         "labels at their centres (`bench/map.py`) | `map` |")
             problems = chart_errors(page)
             browser.close()
         (OUT / "README.md").write_text("# Gallery\n\nOne reply of every command family, photographed from the page "
