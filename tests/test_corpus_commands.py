@@ -118,7 +118,7 @@ def test_the_web_faces_read_only_data_folders_and_uploads(hub, corpus_settings):
 
 
 def test_a_long_load_goes_on_in_the_background_and_the_conversation_stays_usable(hub, corpus_settings, tmp_path):
-    data = write_reviews(tmp_path / "big.csv", 3000)
+    data = write_reviews(tmp_path / "big.csv", 2000)
     quick = dataclasses.replace(corpus_settings, time_limit_s=0.5)
     jobs, session = Jobs(), Session()
     first = run(f"corpus load {data} --name big", session, hub, quick, jobs=jobs)

@@ -168,7 +168,7 @@ def test_each_kind_of_upload_has_its_own_size_limit(tmp_path):
     _remember_upload(str(path), session, "benchmark", 1)
     assert session.uploads == ()  # over the benchmark's 1 MB: refused with a sentence, not remembered
     _, box = _remember_upload(str(path), session, "corpus", 5)
-    assert session.uploads == (str(path),) and box["value"] == "corpus load texts.csv"
+    assert session.uploads == (str(path),) and box["value"] == 'corpus load "texts.csv"'
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
