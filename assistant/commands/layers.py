@@ -21,7 +21,7 @@ class Probe(Command[Any, Any]):
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
     texts = Texts(0, None, "optional sentences to probe (default: STS-B train)", "[sentences ...]")
-    examples = ("probe --sentences 60", "probe --task pos --sentences 100", "probe --task dep --sentences 60 --seed 3")
+    examples = ("probe --sentences 30", "probe --task pos --sentences 40 --seed 3")
     phrasings = (
         "which layer knows part of speech?",
         "what does each layer know about syntax?",
@@ -55,7 +55,7 @@ class Contextuality(Command[Any, Any]):
     summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
                "maximum explainable variance, beside and adjusted for the anisotropy baseline")
     texts = Texts(0, contextuality.MAX_WORDS, "optional words to follow (default: frequent words)", "[word | ...]")
-    examples = ("contextuality --sentences 80", "contextuality bank | play | light --sentences 120")
+    examples = ("contextuality --sentences 40", "contextuality bank | light --sentences 60")
     phrasings = (
         "how contextual is 'w'?",
         "how contextual are the representations in each layer?",
@@ -86,7 +86,7 @@ class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
     summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
                "layers (--with); debiased when examples are few")
-    examples = ("cka --sentences 40", "cka --sentences 60 --estimator biased")
+    examples = ("cka --sentences 20", "cka --sentences 30 --estimator biased")
     phrasings = (
         "do the layers of this model represent text alike?",
         "compare every layer with every other layer",
