@@ -110,3 +110,12 @@ def test_the_reply_states_the_definition_with_heatmaps_and_csvs(lm, method):
     assert sum(len(v) for v in spec["datasets"].values()) == 2 * t * t <= 5000
     assert [a.filename for a in result.artifacts] == ["cls-row.csv", f"{method}-matrix.csv"]
     assert result.table("[CLS] row").shape[0] == t
+
+
+def test_a_text_with_no_token_besides_the_specials_is_refused_with_a_sentence(lm):
+    """Found by the fuzzer: a control character alone tokenizes to [CLS] [SEP] and once failed inside."""
+    from tools.core.errors import UserError
+    from tools.layers.rollout import attention_rollout
+
+    with pytest.raises(UserError, match="no token in"):
+        attention_rollout(lm, ["\x08"])

@@ -22,6 +22,7 @@ import torch
 
 from tools.core import cancel
 from tools.core.errors import UserError
+from tools.core.text import code
 from tools.core.timing import answer
 from tools.encoding.encode import encode
 from tools.layers import replies_maps
@@ -148,6 +149,9 @@ def attention_rollout(
         raise UserError("`rollout` takes one text, like `rollout The cat sat on the mat`.")
     cap = MAX_FLOW_TOKENS if chosen is RolloutMethod.FLOW else MAX_ROLLOUT_TOKENS
     n_tokens = len(lm.tokenizer(texts[0], truncation=False)["input_ids"])
+    if n_tokens <= lm.tokenizer.num_special_tokens_to_add():
+        raise UserError(f"The tokenizer finds no token in {code(texts[0], 40)} besides [CLS] and [SEP]; give "
+                        "`rollout` a text with words, like `rollout The cat sat on the mat`.")
     if n_tokens > cap:
         why = "one max-flow per token pair" if chosen is RolloutMethod.FLOW else "its heatmaps stay readable"
         raise UserError(f"The text is {n_tokens} tokens long; `rollout --method {chosen.value}` reads at most "
