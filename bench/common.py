@@ -85,22 +85,47 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
+#: The CPU flags that decide which int8 / fp32 kernels ONNX Runtime, oneDNN and OpenVINO pick.
+KERNEL_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",
+                          "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16", "asimd",
+                          "asimddp", "sve", "i8mm"})
+
+
+def cpuinfo() -> dict[str, str]:
+    """The first processor's fields of /proc/cpuinfo (``model name``, ``cpu family``, ``model``, ``flags``)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if not line.strip():
+                if fields:
+                    break
+                continue
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    return fields
+
+
+def cpu_flags() -> set[str]:
+    """Every flag of this CPU (``flags`` on x86, ``Features`` on ARM)."""
+    info = cpuinfo()
+    return set((info.get("flags") or info.get("Features") or "").split())
+
+
 def machine() -> dict[str, object]:
     """What the numbers were measured on: date, CPU, cores, load, library versions."""
     import torch
 
     cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    info = cpuinfo()
+    cpu = info.get("model name", cpu)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu,
+        "cpu_family_model": f"{info.get('cpu family', '?')}/{info.get('model', '?')}",
+        "cpu_flags": sorted(cpu_flags() & KERNEL_FLAGS),
         "cores": cores,
         "load_avg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "python": platform.python_version(),
