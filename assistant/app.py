@@ -19,6 +19,7 @@ import pandas as pd
 
 from assistant.commands.base import Context, Invocation
 from assistant.commands.registry import COMMANDS, TABLE
+from assistant.conversations import Conversations
 from assistant.corpora import Jobs
 from assistant.dispatch import Reply, execute, run_limited
 from assistant.maps import Maps
@@ -27,6 +28,7 @@ from assistant.mcp_server import PATH as MCP_PATH
 from assistant.mcp_server import AgentFace, guarded
 from assistant.mcp_server import tools as agent_tools
 from assistant.render.html import reply_payload
+from assistant.render.starters import starters_html
 from assistant.render.terminal import write_downloads
 from assistant.render.vega import bundle_path
 from assistant.session import Session
@@ -42,33 +44,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 log = logging.getLogger("assistant")
 
-INTRO = ("Ask the model about text. Type a command (texts separated by |, options after --), ask in plain "
-         "English with your texts in quotes, or pick a question below; help lists every command.")
-
-#: What a first-time visitor can click: the questions the source notebooks ask, each as the command
-#: that answers it.
-STARTERS: tuple[tuple[str, str], ...] = (
-    ("Are these two sentences paraphrases?",
-     "compare In 1995, the last survey, those numbers were equal. | The last time the survey was conducted, "
-     "in 1995, those numbers matched. --pool all"),
-    ("Is 'bank' the same vector in 'river bank' and 'bank loan'?",
-     "word bank | We sat on the river bank. | The bank approved my loan."),
-    ("Which heads look at the previous word?", "attend The cat sat on the mat because it was tired."),
-    ("Where do tokens land in 2-D?",
-     "project The bank of the river. | The bank raised its rates."),
-    ("How good is CLS pooling on STS-B?", "benchmark --sample 300 --pool cls,mean"),
-    ("What does the model put in place of [MASK]?", "mask The [MASK] sat on the mat."),
-)
-
-
-def starters_html() -> str:
-    """The empty log: a line of welcome and the starter questions, each one click from its answer."""
-    buttons = "".join(
-        f"<button type='button' class='starter' data-run='{html.escape(line, quote=True)}' "
-        f"title='{html.escape(line, quote=True)}'>{html.escape(question)}</button>"
-        for question, line in STARTERS)
-    return (f"<div class='log' role='log' aria-live='polite'><div class='starters'>"
-            f"<p>{html.escape(INTRO)}</p><div class='starter-list'>{buttons}</div></div></div>")
+#: Where the page keeps its conversation's id (the browser's localStorage; never in a link).
+CONVERSATION_KEY = "assistant-conversation"
 
 
 def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.Blocks:
@@ -83,7 +60,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     hub = hub or ModelHub(settings)
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
-    visitors = Visitors(settings)
+    conversations = Conversations(settings)  # each conversation on disk, for reloads and restarts
+    visitors = Visitors(settings, conversations)
     store = ResultStore(settings.results_mb * 2**20)  # the latest full results of every visitor, one byte cap
     jobs = Jobs()  # corpora being encoded in the background, shared by every visitor's commands
     maps = Maps()  # corpus maps the page may fetch, each by its conversation's token (assistant.maps)
@@ -106,6 +84,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         if turn is not None and turn.command not in META:  # every answer carries its permalink
             link = link_html(permalink(session.base_url, turn.line, turn.model))
         payload = reply_payload(reply, link)
+        conversations.save(session, line or "", payload)
         return ("" if reply.ok else line, payload, session, *_side_panel(reply, session),
                 gr.update(value=session.model or settings.model))
 
@@ -120,16 +99,30 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         session.model = model_name  # named, so permalinks and history carry the model
         return None
 
-    def on_load(session: Session, model_name: str, mlm_name: str, request: gr.Request,
+    def on_load(session: Session, model_name: str, mlm_name: str, kept_id: str, request: gr.Request,
                 progress: gr.Progress = gr.Progress()):
-        """A permalink (``?q=<command>&model=<name>``) runs its command as the page opens."""
+        """The page opens: its kept conversation comes back (the id its browser holds), then a permalink
+        (``?q=<command>&model=<name>``) runs its command."""
         params = dict(request.query_params) if request is not None else {}
         line, wanted = str(params.get("q") or "").strip(), str(params.get("model") or "").strip()
         if request is not None:
             session.base_url = page_address(dict(request.headers))
+        restored = conversations.restore(str(kept_id or ""), session)
+        back = restored.to_page() if restored is not None else {"id": session.key, "replies": [], "dropped": 0}
+        if not conversations.kept:
+            back["id"] = ""  # nothing is kept here: the browser keeps no id
+        picked = gr.update(value=session.model) if restored is not None and session.model else gr.update()
         if not line:
-            return (gr.update(), gr.update(), session, gr.update(), gr.update(), gr.update())
-        return respond(line, session, wanted or model_name, mlm_name, request, progress)
+            return (gr.update(), gr.update(), session, gr.update(), gr.update(), picked, back)
+        return (*respond(line, session, wanted or session.model or model_name, mlm_name, request, progress), back)
+
+    def new_conversation(session: Session):
+        """The page's "New conversation": the old one is deleted here and a fresh one begins."""
+        conversations.forget(session.key)
+        session.close()
+        fresh = Session(base_url=session.base_url)
+        back = {"id": fresh.key if conversations.kept else "", "replies": [], "dropped": 0}
+        return fresh, back, gr.update(value=settings.model)
 
     def run(command: str, model: str = "") -> dict[str, Any]:
         """Run one assistant command line and return its JSON (ok, text, tables, charts, error).
@@ -160,6 +153,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                                      elem_id="command-box")
                     send = gr.Button("Run", variant="primary", scale=1, min_width=80, elem_id="run-button")
                 reply = gr.JSON(visible=False, elem_id="reply-carrier")
+                kept_id = gr.Textbox(visible=False, elem_id="conversation-id")  # filled from the browser on load
+                restored = gr.JSON(visible=False, elem_id="restore-carrier")
             with gr.Column(scale=1, min_width=320, elem_id="side-panel"):
                 model = gr.Dropdown(model_choices, value=settings.model, label="Model", allow_custom_value=True,
                                     info="an alias, a Hugging Face id, or a folder under ASSISTANT_MODEL_ROOTS")
@@ -178,6 +173,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                                         "then `corpus load <file name>`",
                                         file_types=[".csv", ".tsv", ".jsonl", ".parquet", ".txt"],
                                         file_count="single", elem_id="corpus-upload")
+                new = gr.Button("New conversation", size="sm", elem_id="new-conversation")
                 with gr.Row():
                     export_md = gr.Button("Export: Markdown (.zip)", size="sm", elem_id="export-markdown")
                     export_html = gr.Button("Export: HTML (offline)", size="sm", elem_id="export-html")
@@ -187,18 +183,30 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         outputs = [box, reply, session, table, files, model]
         inputs = [box, session, model, mlm]
         show = "(payload) => window.assistant.append(payload)"
-        shown_on_load = "(payload) => window.assistant.append(payload, true)"
         # One event for Run and Enter, so "once" holds across both: a page has one command in flight at a time
         # (a second Run or Enter meanwhile is dropped, and the page says so).
         gr.on([send.click, box.submit], respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
               js="(...args) => window.assistant.ask(...args)", show_progress_on=[box], trigger_mode="once",
               ).then(None, [reply], None, js=show, api_visibility="private")
-        upload.upload(lambda path, s: _remember_upload(path, s, "benchmark", settings.max_upload_mb),
+        def uploaded(path: str | None, s: Session, purpose: str, limit_mb: int) -> tuple[Session, Any]:
+            kept_session, line = _remember_upload(path, s, purpose, limit_mb)
+            conversations.remember(kept_session)
+            return kept_session, line
+
+        upload.upload(lambda path, s: uploaded(path, s, "benchmark", settings.max_upload_mb),
                       [upload, session], [session, box], api_visibility="private")
-        corpus_upload.upload(lambda path, s: _remember_upload(path, s, "corpus", settings.corpus_max_mb),
+        corpus_upload.upload(lambda path, s: uploaded(path, s, "corpus", settings.corpus_max_mb),
                              [corpus_upload, session], [session, box], api_visibility="private")
-        demo.load(on_load, [session, model, mlm], outputs, api_visibility="private",
-                  concurrency_id="commands").then(None, [reply], None, js=shown_on_load, api_visibility="private")
+        kept = f"{{ try {{ return localStorage.getItem({CONVERSATION_KEY!r}) || ''; }} catch (e) {{ return ''; }} }}"
+        demo.load(on_load, [session, model, mlm, kept_id], [*outputs, restored], api_visibility="private",
+                  concurrency_id="commands", js=f"(s, m, l, k) => [s, m, l, (() => {kept})()]",
+                  ).then(None, [restored, reply], None, api_visibility="private",
+                         js=f"async (c, p) => {{ await window.assistant.restore(c, {CONVERSATION_KEY!r}); "
+                            "return window.assistant.append(p, true); }")
+        new.click(new_conversation, [session], [session, restored, model], api_visibility="private",
+                  concurrency_id="commands").then(None, [restored], None, api_visibility="private",
+                                                   js="(c) => { window.assistant.clear(); "
+                                                      f"return window.assistant.restore(c, {CONVERSATION_KEY!r}); }}")
         export_md.click(lambda s: _export(s, "markdown", hub, settings), [session], [exported],
                         api_visibility="private")
         export_html.click(lambda s: _export(s, "html", hub, settings), [session], [exported],
@@ -211,6 +219,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     demo.state_session_capacity = max(demo.state_session_capacity, 2 * settings.max_sessions)  # Visitors caps first
     visitors.attach(demo)
     demo.visitors = visitors  # for tests and bench/visitors.py
+    demo.conversations = conversations  # for tests
     demo.maps = maps  # served by assistant.maps.lifespan (launch_options mounts it)
     return demo
 

@@ -11,9 +11,9 @@ conversation's own temporary folder (:meth:`Session.downloads_dir`), which
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,8 @@ class Session:
     corpus: str = ""  # the corpus `corpus use` chose ("" = the only one, or ask)
     turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history`, `again` and `export`
     base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
-    id: str = ""  # made on first use: see `key`
+    id: str = ""  # the conversation's id, made on first use (see `key`) or given back by a reloaded page
+    page: str = ""  # this page's own id, made on first use (see `page_key`)
     answered: int = 0  # commands answered so far (the number of the latest turn)
     store: ResultStore | None = field(default=None, compare=False, repr=False)  # the app's, shared by visitors
     maps: Any = field(default=None, compare=False, repr=False)  # the app's servable maps (assistant.maps.Maps)
@@ -93,10 +94,21 @@ class Session:
 
     @property
     def key(self) -> str:
-        """This conversation's id (made on first use)."""
+        """This conversation's id (made on first use): its corpora and what is kept of it on disk."""
         if not self.id:
-            self.id = uuid.uuid4().hex
+            self.id = secrets.token_hex(16)
         return self.id
+
+    @property
+    def page_key(self) -> str:
+        """This page's own id (made on first use): what it holds in memory, its stored results and its maps.
+
+        A reloaded page carries on the same conversation (:attr:`key`) under a new page key, so freeing the
+        page it replaced frees only that page's memory.
+        """
+        if not self.page:
+            self.page = secrets.token_hex(16)
+        return self.page
 
     def remember(self, line: str, result: Result) -> Turn:
         """Record an answered command line (for `again`, the line it re-ran); returns its turn."""
@@ -106,12 +118,12 @@ class Session:
         self.turns.append(turn)
         del self.turns[:-MAX_TURNS]
         if not self.closed and self.store is not None:
-            self.store.put(self.key, self.answered, result)
+            self.store.put(self.page_key, self.answered, result)
         return turn
 
     def stored(self, turn: Turn) -> Result | None:
         """The full result of ``turn`` when it is still stored (the latest replies), else None."""
-        return self.store.get(self.key, turn.number) if turn.number and self.store is not None else None
+        return self.store.get(self.page_key, turn.number) if turn.number and self.store is not None else None
 
     def downloads_dir(self, fresh: bool = False) -> Path:
         """This conversation's downloads folder (made on first use); ``fresh`` empties it first."""
@@ -129,10 +141,10 @@ class Session:
         Safe to call more than once; the conversation's lines stay readable until it is dropped.
         """
         self.closed = True
-        if self.id and self.store is not None:
-            self.store.drop(self.id, self.answered)
-        if self.id and self.maps is not None:  # its maps' tokens and its selection die with it
-            self.maps.forget(self.id)
+        if self.page and self.store is not None:
+            self.store.drop(self.page, self.answered)
+        if self.page and self.maps is not None:  # its maps' tokens and its selection die with it
+            self.maps.forget(self.page)
         if self.downloads:
             shutil.rmtree(self.downloads, ignore_errors=True)
             self.downloads = ""

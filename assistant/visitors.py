@@ -9,7 +9,8 @@ tab's entry for an hour, and evicts over its capacity without calling any callba
 :class:`Visitors` frees a whole entry (the conversation's stored results and downloads
 folder first) when its page has closed for ``ASSISTANT_CLOSED_GRACE_S``, when it has
 been idle for ``ASSISTANT_SESSION_IDLE_S``, and, past ``ASSISTANT_MAX_SESSIONS`` entries,
-the longest idle first. A background thread sweeps every few seconds.
+the longest idle first. A background thread sweeps every few seconds, and deletes the conversations
+kept on disk (:mod:`assistant.conversations`) that nobody has used for the idle time.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import weakref
 from datetime import datetime
 from typing import Any
 
+from assistant.conversations import Conversations
 from assistant.corpora import forget
 from assistant.session import Session
 from tools.core.config import Settings
@@ -33,10 +35,14 @@ class Visitors:
 
     Args:
         settings: ``session_idle_s``, ``closed_grace_s`` and ``max_sessions``.
+        conversations: what is kept on disk for reloads (a page's memory is freed here; its conversation
+            stays on disk until it idles out, and its corpora with it).
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, conversations: Conversations | None = None) -> None:
         self.settings = settings
+        self.conversations = conversations or Conversations(settings)
+        self._disk_swept = 0.0
         self.idle_s = settings.session_idle_s
         self.grace_s = settings.closed_grace_s
         self.max_sessions = settings.max_sessions
@@ -109,6 +115,9 @@ class Visitors:
             due += [h for h in order if h not in due][:over]
         for session_hash in due:
             self.free(session_hash)
+        if now - self._disk_swept >= min(60.0, self.idle_s / 4):
+            self._disk_swept = now
+            self.conversations.sweep()
         return len(due)
 
     def free(self, session_hash: str) -> None:
@@ -124,7 +133,8 @@ class Visitors:
         for value in list(entry.state_data.values()):
             if isinstance(value, Session):
                 value.close()
-                forget(self.settings, value.id)  # a shared server's corpora go with the conversation
+                if not self.conversations.kept:  # a kept conversation's corpora go when it idles out
+                    forget(self.settings, value.id)
         with holder.lock:
             holder.session_data.pop(session_hash, None)
             holder.time_last_used.pop(session_hash, None)

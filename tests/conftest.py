@@ -47,7 +47,8 @@ def hub(tmp_path_factory) -> ModelHub:
 
     folder = tmp_path_factory.mktemp("examples")
     write_reviews(folder / "reviews.csv")
-    settings = Settings(data_dir=f"{STSB_DIR}:{folder}", corpus_dir=str(folder / "corpora"))
+    settings = Settings(data_dir=f"{STSB_DIR}:{folder}", corpus_dir=str(folder / "corpora"),
+                        conversation_dir=str(folder / "conversations"))
     models = ModelHub(settings)
     loaded = execute("corpus load reviews.csv --name reviews", Session(), models, settings)
     assert loaded.ok, loaded.error
@@ -95,7 +96,7 @@ def live_app(hub):
 
 
 @pytest.fixture()
-def serve(hub):
+def serve(hub, tmp_path):
     """Start the real page with the given settings on a free port; every server is closed after the test."""
     started = []
 
@@ -103,7 +104,7 @@ def serve(hub):
         from assistant.app import build, launch_options
         from tools.core.config import Settings
 
-        settings = Settings(**overrides)
+        settings = Settings(**{"conversation_dir": str(tmp_path / "conversations"), **overrides})
         demo = build(hub, settings)
         port = free_port()
         demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
@@ -120,9 +121,17 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+#: Each tab a test opens is a new visitor: the page's kept conversation id (localStorage, shared by a browser's
+#: tabs) is dropped when a tab first opens, and kept across its reloads (sessionStorage lives as long as the tab).
+#: tests/test_conversations.py opens its own context, without this, to reopen a closed tab.
+NEW_VISITOR = """(() => { try { if (!sessionStorage.getItem('new-visitor')) {
+  sessionStorage.setItem('new-visitor', '1'); localStorage.removeItem('assistant-conversation'); }
+} catch (e) {} })();"""
+
+
 @pytest.fixture(scope="session")
 def browser(tmp_path_factory):
-    """Debian's chromium, headless, driven by Playwright, with a fresh profile."""
+    """Debian's chromium, headless, driven by Playwright, with a fresh profile; each tab a new visitor."""
     import shutil
 
     from playwright.sync_api import sync_playwright
@@ -134,6 +143,7 @@ def browser(tmp_path_factory):
         context = p.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")), executable_path=executable, headless=True,
             args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
+        context.add_init_script(NEW_VISITOR)
         try:
             yield context
         finally:

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import ROOT
 
 
+@pytest.mark.slow  # every command also runs through the page in tests/test_page.py; this adds 3 sessions at once
 def test_a_short_load_run_through_every_command_has_no_errors():
     out = subprocess.run([sys.executable, "bench/load.py", "--sessions", "3", "--commands", "6", "--json"],
                          capture_output=True, text=True, cwd=ROOT, timeout=900,

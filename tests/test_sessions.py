@@ -74,9 +74,9 @@ def test_close_frees_results_and_the_downloads_folder(run):
     assert run("compare A cat. | A kitten.", session).ok
     folder = session.downloads_dir()
     (folder / "compare.json").write_text("{}")
-    assert session.store.get(session.key, 1) is not None
+    assert session.store.get(session.page_key, 1) is not None
     session.close()
-    assert not folder.exists() and session.store.get(session.key, 1) is None
+    assert not folder.exists() and session.store.get(session.page_key, 1) is None
     session.close()  # twice is fine
 
 
@@ -136,10 +136,10 @@ def test_closing_the_page_frees_its_conversation(serve, browser):
     leaving_hash, leaving = next((h, s) for h, s in live.items() if s.turns[-1].command == "attend")
     folder = Path(leaving.downloads)
     assert folder.is_dir() and any(folder.iterdir())  # the reply's downloads
-    assert leaving.store.get(leaving.key, 1) is not None
+    assert leaving.store.get(leaving.page_key, 1) is not None
     page.close()
     assert _wait(lambda: leaving_hash not in demo.state_holder.session_data), "the closed page's session stayed"
-    assert not folder.exists() and leaving.store.get(leaving.key, 1) is None
+    assert not folder.exists() and leaving.store.get(leaving.page_key, 1) is None
     assert ask(stays, "history").ok  # the other visitor keeps everything
     assert "compare A cat." in stays.locator("#conversation .reply").last.inner_text()
     stays.close()

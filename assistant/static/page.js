@@ -151,33 +151,101 @@
       if (!unanswered()) waitingNote(false);
       return [];
     }
-    A.seen.add(payload.id);
     const container = log();
     if (!container) return [];
     const pending = container.querySelector(".pending");
-    const reply = document.createElement("div");
-    reply.className = "reply" + (payload.ok ? "" : " error");
-    reply.dataset.turn = String(++A.turns);
-    reply.innerHTML = payload.html;
+    const reply = replyElement(payload);
     if (pending) pending.replaceWith(reply); else container.append(reply);
     const ask = reply.previousElementSibling;
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
-    const draws = [];
-    for (const chart of payload.charts || []) {
-      A.specs.set(chart.id, chart.spec);
+    const draws = (payload.charts || []).map((chart) => {
       const el = reply.querySelector(`.chart[data-chart="${chart.id}"]`);
-      if (el) draws.push(draw(el, chart.id));
-    }
+      return el ? draw(el, chart.id) : null;
+    });
     for (const holder of reply.querySelectorAll(".corpus-map[data-map]")) draws.push(drawMap(holder));
     await Promise.all(draws);
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
     reply.dataset.ms = (performance.now() - (A.askedAt ?? performance.now())).toFixed(1); // Enter -> drawn
     reply.dataset.done = "1";
     if (!unanswered()) waitingNote(false);
+    restOld(container);
+    return [];
+  };
+
+  // One reply's element, its charts' specs remembered (they are drawn by the caller, or on "Show chart").
+  function replyElement(payload) {
+    A.seen.add(payload.id);
+    const reply = document.createElement("div");
+    reply.className = "reply" + (payload.ok ? "" : " error");
+    reply.dataset.turn = String(++A.turns);
+    reply.innerHTML = payload.html;
+    for (const chart of payload.charts || []) A.specs.set(chart.id, chart.spec);
+    return reply;
+  }
+
+  function restOld(container) {
     const replies = container.querySelectorAll(".reply");
     for (let i = 0; i < replies.length - A.keepLive; i++) {
       if (replies[i].dataset.rested !== "1") { rest(replies[i]); replies[i].dataset.rested = "1"; }
     }
+  }
+
+  // "New conversation": the log goes back to its welcome and starter questions.
+  A.clear = () => {
+    for (const view of A.views.values()) view.finalize();
+    A.views.clear();
+    A.specs.clear();
+    const container = log();
+    if (container) for (const el of [...container.children]) if (!el.classList.contains("starters")) el.remove();
+    waitingNote(false);
+  };
+
+  // Called as the page opens (and on "New conversation"): keep the conversation's id in this browser, and put
+  // back every exchange the server kept, as it was shown. Only the latest replies' charts are drawn; older
+  // ones wait behind "Show chart". A map's data was granted to the page that drew it: it offers to draw again.
+  A.restore = async (conv, key) => {
+    conv = conv ? JSON.parse(JSON.stringify(conv)) : null;
+    if (!conv) return [];
+    try {
+      if (conv.id) localStorage.setItem(key, conv.id); else localStorage.removeItem(key);
+    } catch (err) { /* storage refused (private mode): the conversation lasts as long as this page */ }
+    const container = log();
+    const items = (conv.replies || []).filter((item) => item.payload && item.payload.id && !A.seen.has(item.payload.id));
+    if (!container || !items.length) return [];
+    if (conv.dropped) {
+      const note = document.createElement("p");
+      note.className = "reply-note restored-note";
+      note.textContent = `${conv.dropped} earlier repl${conv.dropped === 1 ? "y was" : "ies were"} not kept (each conversation keeps a few MB); history lists their lines.`;
+      container.append(note);
+    }
+    const draws = [];
+    items.forEach((item, i) => {
+      const ask = document.createElement("div");
+      ask.className = "ask";
+      ask.textContent = item.line || "(empty)";
+      const reply = replyElement(item.payload);
+      reply.dataset.restored = "1";
+      reply.dataset.done = "1";
+      container.append(ask, reply);
+      for (const holder of reply.querySelectorAll(".corpus-map[data-map]")) {
+        holder.removeAttribute("data-map");
+        holder.textContent = "";
+        const again = document.createElement("button");
+        again.type = "button";
+        again.className = "line";
+        again.dataset.run = item.line;
+        again.textContent = "Draw this map again";
+        holder.append(again);
+      }
+      if (i >= items.length - A.keepLive) {
+        for (const el of reply.querySelectorAll(".chart[data-chart]")) draws.push(draw(el, el.dataset.chart));
+      } else {
+        rest(reply);
+        reply.dataset.rested = "1";
+      }
+    });
+    await Promise.all(draws);
+    container.scrollTop = container.scrollHeight;
     return [];
   };
 

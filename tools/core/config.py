@@ -17,6 +17,9 @@ CHART_ROWS_LIMIT = 5000
 #: Where corpora live unless ASSISTANT_CORPUS_DIR says otherwise (``~`` is the user's home).
 DEFAULT_CORPUS_DIR = "~/.cache/embedding-assistant/corpora"
 
+#: Where conversations are kept for reloads unless ASSISTANT_CONVERSATION_DIR says otherwise.
+DEFAULT_CONVERSATION_DIR = "~/.cache/embedding-assistant/conversations"
+
 #: The kinds of value a setting holds (:func:`parse_value` reads each from its text).
 Value = TypeVar("Value", str, int, float, bool)
 
@@ -60,6 +63,10 @@ class Settings:
                                              "open or not)", 1)
     closed_grace_s: float = _setting(60.0, "seconds a conversation is kept after its page closes (a dropped "
                                            "connection that comes back within it loses nothing)", 0)
+    conversation_dir: str = _setting(DEFAULT_CONVERSATION_DIR, "folder where each conversation is kept so a reload, "
+                                     "a reopened tab or a server restart loses nothing (empty: not kept)")
+    conversation_mb: int = _setting(20, "disk one kept conversation may take, in MB (past it the oldest replies "
+                                        "go first)", 1)
     max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
     onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)

@@ -1,0 +1,218 @@
+"""A conversation outlives its page: a reload, a reopened tab and a server restart bring every reply back;
+what is kept on disk is capped per conversation and freed by the idle rule."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import time
+
+import pytest
+
+from assistant.conversations import Conversations
+from assistant.session import Session
+from tests.browsing import DONE, Watch, ask, chart_errors, log_text, ready
+from tests.conftest import free_port
+from tools.core.config import Settings
+from tools.core.results import Result
+
+LINES = ("compare A cat sat on the mat. | A kitten sat on the rug.",
+         "attend The cat sat on the mat",
+         "tokenize Unbelievable results")
+
+
+def _payload(n: int, size: int = 100) -> dict:
+    return {"id": f"p{n}", "ok": True, "html": f"<div class='answer'>reply {n} " + "x" * size + "</div>",
+            "charts": []}
+
+
+def _answered(session: Session, line: str) -> None:
+    session.remember(line, Result(command=line.split()[0], text=f"answer to {line}"))
+
+
+def test_a_kept_conversation_comes_back_with_its_turns_model_and_replies(tmp_path):
+    kept = Conversations(Settings(conversation_dir=str(tmp_path)))
+    session = Session(model="minilm", corpus="reviews")
+    for n, line in enumerate(LINES, 1):
+        _answered(session, line)
+        kept.save(session, line, _payload(n))
+    back = Session()
+    restored = kept.restore(session.key, back)
+    assert restored is not None and restored.dropped == 0
+    assert [e.line for e in restored.exchanges] == list(LINES)
+    assert [e.payload["id"] for e in restored.exchanges] == ["p1", "p2", "p3"]
+    assert back.key == session.key and back.history == list(LINES) and back.answered == 3
+    assert back.model == "minilm" and back.corpus == "reviews"
+    assert back.turns == session.turns
+    # a reply cut short by a crash is skipped; the rest still come back
+    (tmp_path / session.key / "replies" / "000002.json.gz").write_bytes(b"\x1f\x8b\x08broken")
+    assert [e.line for e in kept.restore(session.key, Session()).exchanges] == [LINES[0], LINES[2]]
+
+
+def test_ids_that_are_not_kept_conversations_start_afresh_and_never_name_a_path(tmp_path):
+    kept = Conversations(Settings(conversation_dir=str(tmp_path / "c")))
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "state.json").write_text("{}")
+    for cid in ("", "../secret", "0" * 32, "A" * 32, "x" * 200):
+        session = Session()
+        assert kept.restore(cid, session) is None
+        assert session.id == ""
+    assert not Conversations(Settings(conversation_dir="")).kept  # nothing kept: the page keeps no id
+
+
+def test_each_conversation_keeps_at_most_its_size_oldest_replies_first(tmp_path):
+    kept = Conversations(Settings(conversation_dir=str(tmp_path), conversation_mb=1))
+    session = Session()
+    noise = os.urandom(200_000).hex()  # incompressible: 400 KB a reply on disk before gzip, ~230 KB after
+    for n in range(1, 9):
+        _answered(session, f"tokenize {n}")
+        kept.save(session, f"tokenize {n}", {**_payload(n), "html": noise[: 400_000]})
+    folder = tmp_path / session.key
+    on_disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    assert on_disk <= 2**20 + 10_000
+    restored = kept.restore(session.key, Session())
+    assert restored.dropped >= 4 and restored.dropped + len(restored.exchanges) == 8
+    assert restored.exchanges[-1].line == "tokenize 8"  # the newest are the ones kept
+    assert len(Session().history) == 0 and len(kept.restore(session.key, Session()).exchanges) < 8
+    back = Session()
+    kept.restore(session.key, back)
+    assert len(back.history) == 8  # every line stays in history
+    # one reply larger than half the cap is kept as a note that offers to run it again
+    _answered(session, "vocab huge")
+    kept.save(session, "vocab huge", {**_payload(9), "html": os.urandom(700_000).hex()})
+    last = kept.restore(session.key, Session()).exchanges[-1]
+    assert "too large to keep" in last.payload["html"] and "data-run='vocab huge'" in last.payload["html"]
+
+
+def test_the_idle_rule_deletes_a_conversation_and_its_corpora_on_a_shared_server(tmp_path):
+    settings = Settings(conversation_dir=str(tmp_path / "c"), session_idle_s=60, corpus_shared=True,
+                        corpus_dir=str(tmp_path / "corpora"))
+    kept = Conversations(settings)
+    old, new = Session(), Session()
+    for s in (old, new):
+        _answered(s, "help")
+        kept.save(s, "help", _payload(1))
+    corpora = tmp_path / "corpora" / "conversations" / old.key
+    corpora.mkdir(parents=True)
+    hour_ago = time.time() - 3600
+    os.utime(tmp_path / "c" / old.key, (hour_ago, hour_ago))
+    assert kept.sweep() == [old.key]
+    assert not (tmp_path / "c" / old.key).exists() and not corpora.exists()
+    assert kept.restore(old.key, Session()) is None
+    assert kept.restore(new.key, Session()) is not None
+    state = json.loads((tmp_path / "c" / new.key / "state.json").read_text())
+    assert state["turns"][0]["line"] == "help"
+    with gzip.open(tmp_path / "c" / new.key / "replies" / "000001.json.gz", "rt") as f:
+        assert json.load(f)["line"] == "help"
+
+
+@pytest.fixture()
+def person(browser):
+    """One person's browser: tabs share its storage (unlike the `browser` fixture's, each a new visitor)."""
+    context = browser.browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context
+    context.close()
+
+
+def _open(context, url):
+    page = context.new_page()
+    watch = Watch.on(page)
+    page.goto(url)
+    ready(page)
+    return page, watch
+
+
+def _replies(page) -> int:
+    return page.locator(DONE).count()
+
+
+def _drawn(page) -> int:
+    return page.evaluate("document.querySelectorAll('#conversation .reply .chart canvas, "
+                         "#conversation .reply .chart svg').length")
+
+
+@pytest.mark.browser
+def test_a_reload_and_a_reopened_tab_bring_back_every_reply_chart_and_link(serve, person, browser, tmp_path):
+    demo, url = serve(session_idle_s=600)
+    page, _ = _open(person, url)
+    for line in LINES:
+        assert ask(page, line).ok
+    before_text = log_text(page)
+    charts = _drawn(page)
+    links = page.locator("#conversation .reply button.copy-link").count()
+    assert charts >= 2 and links == 3
+    page.screenshot(path=str(tmp_path / "before.png"))
+
+    page.reload()
+    ready(page)
+    assert _replies(page) == 3
+    page.wait_for_function("n => document.querySelectorAll('#conversation .reply .chart canvas, "
+                           "#conversation .reply .chart svg').length >= n", arg=charts, timeout=60_000)
+    assert log_text(page) == before_text
+    assert page.locator("#conversation .reply button.copy-link").count() == links
+    assert chart_errors(page) == []
+    page.screenshot(path=str(tmp_path / "reloaded.png"))
+    # the server knows the conversation too: history, again and a new command go on from it
+    reply = ask(page, "history")
+    assert all(line.split()[0] in reply.inner_text() for line in LINES)
+    assert "3 answered commands" in reply.inner_text()
+    assert ask(page, "again").ok and "Unbelievable" in log_text(page).split("again")[-1]
+
+    # the tab is closed and opened again (same browser, same origin): still there, with the new turns
+    page.close()
+    page, watch = _open(person, url)
+    assert _replies(page) == 5
+    assert sum(size for _, size in watch.sent) < 4096  # the page sends its id, never the conversation
+
+    # another visitor (another browser) sees none of it
+    other, _ = _open(browser, url)
+    assert _replies(other) == 0
+    other.close()
+
+    # "New conversation" starts afresh here and deletes the old one on the server
+    old = page.evaluate("localStorage.getItem('assistant-conversation')")
+    assert old and len(old) == 32
+    page.locator("#new-conversation").click()
+    page.wait_for_function("old => localStorage.getItem('assistant-conversation') !== old", arg=old,
+                           timeout=30_000)
+    assert _replies(page) == 0
+    assert not (tmp_path / "conversations" / old).exists()
+    assert "no answered commands" in ask(page, "history").inner_text().lower()
+    page.reload()
+    ready(page)
+    assert _replies(page) == 1  # the new conversation's own `history`
+    page.close()
+
+
+@pytest.mark.browser
+def test_a_server_restart_loses_nothing(hub, person, tmp_path):
+    from assistant.app import build, launch_options
+
+    settings = dataclasses.replace(hub.settings, conversation_dir=str(tmp_path / "kept"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+
+    def start():
+        demo = build(hub, settings)
+        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                    **launch_options(settings))
+        return demo
+
+    demo = start()
+    try:
+        page, _ = _open(person, url)
+        assert ask(page, LINES[0]).ok and ask(page, "word bank | river bank | bank loan").ok
+        before = log_text(page)
+        page.close()
+    finally:
+        demo.close()
+    demo = start()  # a new process would find the same folder: a new app object, nothing in memory
+    try:
+        page, _ = _open(person, url)
+        assert _replies(page) == 2 and log_text(page) == before
+        assert "compare" in ask(page, "history").inner_text()
+        page.close()
+    finally:
+        demo.close()
