@@ -38,6 +38,7 @@ from assistant.visitors import Visitors
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.models.hub import ModelHub
+from tools.models.mlm_head import masked_lm_head
 from tools.models.names import ALIASES, EMBEDDED
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -85,7 +86,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
             link = link_html(permalink(session.base_url, turn.line, turn.model))
         payload = reply_payload(reply, link)
         conversations.save(session, line or "", payload)
-        return ("" if reply.ok else line, payload, session, *_side_panel(reply, session),
+        # the box is the page's: emptied as the line left, given back on an error (page.js)
+        return (gr.update(), payload, session, *_side_panel(reply, session),
                 gr.update(value=session.model or settings.model))
 
     def _switch_model(session: Session, model_name: str) -> str | None:
@@ -145,7 +147,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         session = gr.State(Session(), time_to_live=settings.session_idle_s, delete_callback=Session.close)
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=560):
-                gr.HTML(starters_html(), elem_id="conversation", container=False, padding=False,
+                gr.HTML(starters_html(_can_mask(hub, settings)), elem_id="conversation", container=False, padding=False,
                         js_on_load=None)
                 with gr.Row(elem_id="command-row"):
                     box = gr.Textbox(placeholder="compare A cat sat on the mat. | A kitten sat on the rug.",
@@ -238,6 +240,16 @@ Args:
 """
 
 
+def _can_mask(hub: ModelHub, settings: Settings) -> bool:
+    """Whether `mask` answers here: the default model has a masked-LM head, or the fallback model loads."""
+    try:
+        if masked_lm_head(hub.get(settings.model)).usable:
+            return True
+    except UserError:
+        pass
+    return hub.can_load(settings.mlm_model)
+
+
 def _export(session: Session, fmt: str, hub: ModelHub, settings: Settings) -> str | None:
     """The side panel's download: the `export` command's file, written into the conversation's downloads folder
     (it is not a turn of the conversation)."""
@@ -286,13 +298,14 @@ def _remember_upload(path: str | None, session: Session, purpose: str, limit_mb:
 
 
 def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
-    """The latest reply's largest table (whole and sortable) and its downloads (in the conversation's
+    """The latest reply's main table (its first: whole and sortable) and its downloads (in the conversation's
     own folder, which holds only the latest reply's files: Gradio has served copies of older ones)."""
     if reply.result is None:
         return gr.update(), gr.update()
     r = reply.result
-    frame = max((t.frame for t in r.tables), key=len) if r.tables else pd.DataFrame()
-    return frame, write_downloads(r, session.downloads_dir(fresh=True))
+    table = gr.update(value=r.tables[0].frame, label=f"Full table: {r.tables[0].name} (click a header to sort)") \
+        if r.tables else gr.update(value=pd.DataFrame(), label="The latest reply has no table")
+    return table, write_downloads(r, session.downloads_dir(fresh=True))
 
 
 def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None = 7860, share: bool = False,

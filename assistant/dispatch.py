@@ -122,7 +122,8 @@ def execute(
         result = stamped(limit_charts(result, settings.max_chart_rows), start)
     except UserError as exc:
         read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
-        return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed)
+        return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed,
+                     suggestions=corrected(ran, exc.fixes))
     except Exception:
         ref = uuid.uuid4().hex[:8]
         log.exception("command failed [ref %s]: %r", ref, line[:500])
@@ -165,6 +166,17 @@ def with_corpus_rows(ctx: Context, inv: Any) -> Any:
         return inv
     corpus = in_use(ctx.settings, ctx.session.key, ctx.session.corpus, inv.options.get("corpus"))
     return dataclasses.replace(inv, texts=rows_as_texts(corpus, inv.texts))
+
+
+def corrected(line: str, fixes: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The line with each misspelling put right: the verb where it starts the line, else the last place the
+    wrong word stands (options come after the texts)."""
+    out = []
+    for wrong, meant in fixes:
+        at = 0 if line.startswith(wrong) else line.rfind(wrong)
+        if wrong and at >= 0:
+            out.append(line[:at] + meant + line[at + len(wrong):])
+    return tuple(out)
 
 
 def _private_copy(session: Session) -> Session:

@@ -35,7 +35,8 @@ def parse(line: str, table: Mapping[str, Command], settings: Settings | None = N
     verb_word = verb_word.split("\t")[0]
     spec = table.get(verb_word.lower())
     if spec is None:
-        raise UserError(_unknown_verb(verb_word, stripped, table))
+        close = difflib.get_close_matches(verb_word.lower(), sorted(set(table)), n=3, cutoff=0.6)
+        raise UserError(_unknown_verb(verb_word, stripped, table), fixes=tuple((verb_word, c) for c in close))
     texts, raw_options = _scan(stripped[len(verb_word):], spec)
     options = _bind(spec, raw_options, table)
     return Invocation(verb=spec.name, texts=_check_texts(spec, texts, settings), options=options, line=stripped)
@@ -152,8 +153,8 @@ def _bind(spec: Command, raw: list[tuple[str, str | None]], table: Mapping[str, 
             hint = f" Did you mean `--{close[0]}`?" if close else ""
             raise UserError(
                 f"`{spec.name}` has no option {code('--' + name, 30)}.{hint} Its options are "
-                + ", ".join(f"`--{k}`" for k in known) + "."
-            )
+                + ", ".join(f"`--{k}`" for k in known) + ".",
+                fixes=tuple((f"--{name}", f"--{c}") for c in close))
         if name in seen:
             raise UserError(f"--{name} is given twice; give it once.")
         seen.add(name)

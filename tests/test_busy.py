@@ -82,3 +82,31 @@ def test_a_full_queue_answers_in_one_sentence_and_the_next_try_runs(serve, brows
     assert third.locator(REPLIES).count() == 2
     for page in (first, second, third):
         page.close()
+
+
+def test_a_line_typed_while_one_runs_stays_and_one_entered_while_the_page_opens_is_sent(serve, browser, tmp_path):
+    name = _pairs_file(tmp_path, 10_000)
+    _, url = serve(time_limit_s=4, concurrency=1, data_dir=str(tmp_path))
+    page = _open(browser, url)
+    _send(page, f"benchmark --data {name} --pool mean")  # holds the only slot for four seconds
+    page.wait_for_selector(WAITING)
+    assert page.locator("#command-box textarea").input_value() == ""  # the line left: the box is free
+    page.locator("#command-box textarea").fill("tokenize typed while it ran")
+    # a second visitor opens the page now: its open event waits behind the benchmark, and Enter comes first
+    other = browser.new_page()
+    other.goto(url)
+    other.wait_for_selector("#command-box textarea")
+    early = not other.evaluate("!!(window.assistant && window.assistant.loaded)")
+    _send(other, "tokenize An early bird.")
+    if early:
+        other.wait_for_selector("#opening-note")
+        assert "still opening" in other.locator("#opening-note").inner_text()
+    (reply,) = _replies(page, 1)
+    assert "gave up" in reply.inner_text()
+    assert page.locator("#command-box textarea").input_value() == "tokenize typed while it ran"  # not erased
+    (early_reply,) = _replies(other, 1)
+    assert early_reply.ok and "early" in early_reply.inner_text().lower()
+    assert other.locator("#opening-note").count() == 0
+    assert early, "the second page opened before the benchmark ended: the test did not exercise the early Enter"
+    other.close()
+    page.close()

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from assistant.commands.registry import COMMANDS
+from assistant.render.starters import starters_html
 from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text, ready
 
 pytestmark = pytest.mark.browser
@@ -234,4 +235,28 @@ def test_a_question_sent_before_the_page_finished_opening_is_not_marked_unanswer
     reply = ask(page, "compare a cat | a dog")  # and the page goes on working
     assert reply.ok and reply.charts() == (1, 1)
     assert watch.page_errors == [] and watch.console_errors == []
+    page.close()
+
+
+def test_a_typo_gets_its_corrected_line_one_click_away(live_app, browser):
+    page, _ = _page(browser, live_app)
+    reply = ask(page, "compre A cat. | A kitten.")
+    assert not reply.ok and "Did you mean compare?" in reply.inner_text()
+    assert page.locator("#command-box textarea").input_value() == "compre A cat. | A kitten."  # back to edit
+    reply.node.locator("button.suggestion").first.click()
+    assert page.locator("#command-box textarea").input_value() == "compare A cat. | A kitten."
+    reply = ask(page, "attend The cat sat --layr 2")
+    reply.node.locator("button.suggestion").first.click()
+    assert page.locator("#command-box textarea").input_value() == "attend The cat sat --layer 2"
+    page.close()
+
+
+def test_the_side_panel_shows_the_replys_main_table_and_mask_is_offered_only_where_it_answers(live_app, browser):
+    page, _ = _page(browser, live_app)
+    starters = page.locator("#conversation button.starter").evaluate_all("bs => bs.map(b => b.dataset.run)")
+    assert starters and not any(s.startswith("mask ") for s in starters)  # no masked-LM model loads here
+    assert any(s.startswith("mask ") for s in re.findall(r"data-run='([^']*)'", starters_html(can_mask=True)))
+    ask(page, "tokenize Unbelievable results")  # tables: tokens, then round trip
+    page.wait_for_function("document.querySelector('#full-table').innerText.includes('Full table: tokens')",
+                           timeout=30_000)
     page.close()

@@ -92,7 +92,8 @@ class Choice(ParamType):
             return value
         close = difflib.get_close_matches(value, self.choices, n=1, cutoff=0.5)
         hint = f" Did you mean `{close[0]}`?" if close else ""
-        raise UserError(f"--{name} {code(raw, 30)} is not allowed; use one of {', '.join(self.choices)}.{hint}")
+        raise UserError(f"--{name} {code(raw, 30)} is not allowed; use one of {', '.join(self.choices)}.{hint}",
+                        fixes=tuple((raw.strip(), c) for c in close))
 
 
 class Flag(ParamType):

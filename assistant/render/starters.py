@@ -23,11 +23,12 @@ STARTERS: tuple[tuple[str, str], ...] = (
 )
 
 
-def starters_html() -> str:
-    """The empty log: a line of welcome and the starter questions, each one click from its answer."""
+def starters_html(can_mask: bool = True) -> str:
+    """The empty log: a line of welcome and the starter questions, each one click from its answer (`mask`'s only
+    where a masked-LM model can answer)."""
     buttons = "".join(
         f"<button type='button' class='starter' data-run='{html.escape(line, quote=True)}' "
         f"title='{html.escape(line, quote=True)}'>{html.escape(question)}</button>"
-        for question, line in STARTERS)
+        for question, line in STARTERS if can_mask or not line.startswith("mask "))
     return (f"<div class='log' role='log' aria-live='polite'><div class='starters'>"
             f"<p>{html.escape(INTRO)}</p><div class='starter-list'>{buttons}</div></div></div>")

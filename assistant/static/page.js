@@ -38,6 +38,35 @@
     }
   }
   const unanswered = () => !!(log() && log().querySelector(".pending"));
+
+  // A line entered before the page has finished opening (its open event has not run: on a busy server it waits
+  // its turn) would be dropped by the page framework: keep it, say so, and send it once the page is ready.
+  function openingNote(show) {
+    let note = document.querySelector("#opening-note");
+    if (show && !note) {
+      note = document.createElement("div");
+      note.id = "opening-note";
+      note.setAttribute("role", "status");
+      note.textContent = "The page is still opening; your line will be sent as soon as it is ready.";
+      const row = document.querySelector("#command-row");
+      if (row) row.after(note);
+    } else if (!show && note) {
+      note.remove();
+    }
+  }
+  function holdUntilOpen(event) {
+    if (A.loaded) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    A.queued = true;
+    openingNote(true);
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && event.target.closest("#command-box")) holdUntilOpen(event);
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#run-button")) holdUntilOpen(event);
+  }, true);
   document.addEventListener("click", (event) => {
     if (event.target.closest("#run-button, [data-run]") && unanswered()) waitingNote(true);
   }, true);
@@ -52,6 +81,9 @@
     const container = log();
     const line = String(args[0] ?? "");
     A.askedAt = performance.now();
+    A.asked = line;
+    // The box is emptied as the line leaves, so what is typed while it runs stays (an error puts it back).
+    setTimeout(() => { if (box() && box().value === line) fill("", false); }, 0);
     if (container) {
       const ask = document.createElement("div");
       ask.className = "ask";
@@ -138,7 +170,14 @@
   A.append = async (payload, onLoad = false) => {
     // The value arrives as the page framework's reactive proxy: take a plain copy first.
     payload = payload ? JSON.parse(JSON.stringify(payload)) : payload;
-    if (onLoad) A.loaded = true;  // the page-open event has run: every event listener is in place
+    if (onLoad) {
+      A.loaded = true;  // the page-open event has run: every event listener is in place
+      if (A.queued) {  // a line entered while the page was opening goes now
+        A.queued = false;
+        openingNote(false);
+        setTimeout(() => document.querySelector("#run-button").click(), 0);
+      }
+    }
     if (!payload || !payload.id || A.seen.has(payload.id)) {
       if (onLoad) return [];
       // The event failed before a new reply arrived: say so where the question waits.
@@ -156,6 +195,7 @@
     const pending = container.querySelector(".pending");
     const reply = replyElement(payload);
     if (pending) pending.replaceWith(reply); else container.append(reply);
+    if (!payload.ok && !onLoad && box() && box().value === "" && A.asked) fill(A.asked, false);  // edit and retry
     const ask = reply.previousElementSibling;
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
     const draws = (payload.charts || []).map((chart) => {

@@ -8,3 +8,9 @@ class UserError(ValueError):
     text, an unknown model). The assistant shows its message as a normal reply;
     any other exception is a bug and is logged with its traceback.
     """
+
+    def __init__(self, message: str, fixes: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        #: Spellings that would have worked, as (what was typed, what was meant) pairs: a reply turns each into
+        #: the whole corrected line, one click from running.
+        self.fixes = fixes

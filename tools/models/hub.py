@@ -172,6 +172,7 @@ class ModelHub:
         self._models: dict[tuple[str, str], LoadedModel] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
+        self._can_load: dict[str, bool] = {}
 
     def get(self, name: str | None = None, device: str | None = None) -> LoadedModel:
         """The loaded model for ``name`` (default: the configured model) on ``device``."""
@@ -197,6 +198,20 @@ class ModelHub:
                 with self._guard:
                     self._models[key] = loaded
             return self._models[key]
+
+    def can_load(self, name: str) -> bool:
+        """Whether ``name`` loads here (it is then loaded); the answer is kept for this hub's life."""
+        with self._guard:
+            known = self._can_load.get(name)
+        if known is None:
+            try:
+                self.get(name)
+                known = True
+            except UserError:
+                known = False
+            with self._guard:
+                self._can_load[name] = known
+        return known
 
     def loaded(self) -> list[LoadedModel]:
         """The models loaded so far."""

@@ -36,9 +36,12 @@ def _is_head_key(key: str, base_prefix: str) -> bool:
 def _build_head(lm: LoadedModel) -> MaskedLMHead:
     """Load ``AutoModelForMaskedLM`` from the folder the hub loaded ``lm`` from; refuse random heads."""
     from transformers import AutoModelForMaskedLM
+    from transformers.utils import logging as transformers_logging
 
     # The hub loads hub models from their cached folder and records it in the config.
     location = lm.source.location if lm.source.kind != "hub" else (lm.config.name_or_path or lm.source.location)
+    was = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # its load report would fill the terminal; `missing` says it all
     try:
         network, info = AutoModelForMaskedLM.from_pretrained(
             location, attn_implementation="eager", trust_remote_code=False, output_loading_info=True
@@ -46,6 +49,8 @@ def _build_head(lm: LoadedModel) -> MaskedLMHead:
     except (ValueError, KeyError, OSError) as exc:  # an architecture with no masked-LM class
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
         return MaskedLMHead(None, (), f"transformers has no masked-LM head for it ({first})")
+    finally:
+        transformers_logging.set_verbosity(was)
     prefix = getattr(network, "base_model_prefix", "") or "bert"
     missing = tuple(sorted(info.get("missing_keys", ()) or ()))
     head_missing = [k for k in missing if _is_head_key(k, prefix)]
