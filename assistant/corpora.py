@@ -28,7 +28,7 @@ from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
-from tools.corpus.store import Corpus, CorpusStore
+from tools.corpus.store import Corpus, CorpusStore, Limits
 
 #: A text that names a corpus row by the id its tables show: ``#12``.
 ROW = re.compile(r"^#(\d+)$")
@@ -38,10 +38,11 @@ CONVERSATIONS = "conversations"
 
 def own_store(settings: Settings, conversation: str) -> CorpusStore:
     """Where this conversation's loads go: the corpus folder, or its own sub-folder on a shared server."""
-    root = settings.corpus_path
     if settings.corpus_shared:
-        root = root / CONVERSATIONS / conversation
-    return CorpusStore(root, settings.corpus_disk_mb * 1024 * 1024)
+        return CorpusStore(settings.corpus_path / CONVERSATIONS / conversation, limits=Limits(
+            settings.corpus_conversation_mb * 2**20, settings.corpus_conversation_rows,
+            "ASSISTANT_CORPUS_CONVERSATION_MB", "ASSISTANT_CORPUS_CONVERSATION_ROWS"))
+    return CorpusStore(settings.corpus_path, settings.corpus_disk_mb * 2**20)
 
 
 def stores(settings: Settings, conversation: str) -> list[CorpusStore]:

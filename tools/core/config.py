@@ -80,6 +80,10 @@ class Settings:
     corpus_disk_mb: int = _setting(2048, "disk space the corpora under one corpus folder may take, in MB", 1)
     corpus_shared: bool = _setting(False, "a shared server (--share, a Space): each conversation's corpora are its "
                                           "own, in a folder no other visitor can list or search")
+    corpus_conversation_mb: int = _setting(1024, "on a shared server, disk one conversation's own corpora may take "
+                                                 "together, in MB", 1)
+    corpus_conversation_rows: int = _setting(1_000_000, "on a shared server, rows one conversation's own corpora "
+                                                        "may hold together", 1)
     corpus_keep: bool = _setting(False, "on a shared server, keep a conversation's corpora after it ends (off: "
                                         "they are deleted with the conversation)")
     corpus_published: str = _setting("", "a folder of corpora the operator publishes to every visitor (read-only)")

@@ -241,12 +241,30 @@ def corpus_key(sha256: str, text_column: str, model: str, pooling: str) -> str:
     return hashlib.sha256(f"{sha256}\0{text_column}\0{model}\0{pooling}".encode()).hexdigest()[:20]
 
 
-class CorpusStore:
-    """Every corpus under one root folder (ASSISTANT_CORPUS_DIR), within a disk limit."""
+@dataclass(frozen=True)
+class Limits:
+    """What one store may hold, and the settings that say so (named in refusals).
 
-    def __init__(self, root: Path | str, disk_limit_bytes: int | None = None) -> None:
+    Attributes:
+        disk_bytes: bytes on disk for every corpus in the store together (None: no limit).
+        rows: rows in every corpus in the store together (None: no limit).
+        disk_setting: the setting a disk refusal names.
+        rows_setting: the setting a rows refusal names.
+    """
+
+    disk_bytes: int | None = None
+    rows: int | None = None
+    disk_setting: str = "ASSISTANT_CORPUS_DISK_MB"
+    rows_setting: str = ""
+
+
+class CorpusStore:
+    """Every corpus under one root folder (ASSISTANT_CORPUS_DIR, or a conversation's own), within its limits."""
+
+    def __init__(self, root: Path | str, disk_limit_bytes: int | None = None, limits: Limits | None = None) -> None:
         self.root = Path(root)
-        self.disk_limit_bytes = disk_limit_bytes
+        self.limits = limits or Limits(disk_limit_bytes)
+        self.disk_limit_bytes = self.limits.disk_bytes
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CorpusStore:
@@ -320,6 +338,7 @@ class CorpusStore:
         rows = read.frame.copy()
         rows.insert(0, "id", np.arange(len(rows), dtype=np.int64))
         self._check_space(rows, dims)
+        self._check_rows(len(rows))
         self.root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".new-{key}-", dir=self.root))
         try:
@@ -355,8 +374,18 @@ class CorpusStore:
         if used + need > self.disk_limit_bytes:
             mb = 1024 * 1024
             raise UserError(f"This corpus needs about {need / mb:.0f} MB and {used / mb:.0f} MB of the "
-                            f"{self.disk_limit_bytes / mb:.0f} MB corpus space (ASSISTANT_CORPUS_DISK_MB) is in use; "
-                            "drop a corpus with `corpus drop NAME` or load fewer rows.")
+                            f"{self.disk_limit_bytes / mb:.0f} MB corpus space ({self.limits.disk_setting}) is in "
+                            "use; drop a corpus with `corpus drop NAME` or load fewer rows.")
+
+    def _check_rows(self, new: int) -> None:
+        """Refuse a corpus that would take the store past its rows."""
+        if self.limits.rows is None:
+            return
+        used = sum(c.manifest.rows for c in self.corpora())
+        if used + new > self.limits.rows:
+            raise UserError(f"This corpus has {new:,} rows and this conversation's corpora already hold {used:,}; "
+                            f"a conversation may hold {self.limits.rows:,} rows ({self.limits.rows_setting}). "
+                            "Drop a corpus with `corpus drop NAME` or load fewer rows.")
 
 
 def _jsonable(value: Any) -> Any:
