@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browsing import ask, ready
+from tests.browsing import DONE, Reply, ask, ready
 from tests.test_corpus_commands import write_reviews
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,15 @@ def test_two_visitors_neither_list_nor_search_each_others_corpora(serve, browser
     try:
         loaded = ask(alice, _upload(alice, data) + " --name alices-reviews")
         assert loaded.ok, loaded.inner_text()
-        assert ask(alice, "search late delivery --k 3").ok
+        hits = ask(alice, "search late delivery --k 3")
+        assert hits.ok and hits.count("button.row-run") == 3
+        hits.node.screenshot(path=str(tmp_path / "search.png"))
+        best = hits.cells()[4]  # the first hit's text (query, rank, id, score, text, ...)
+        before = alice.locator(DONE).count()
+        hits.node.locator("button.row-run").first.click()  # runs `why late delivery | #ID`
+        alice.wait_for_function(f"document.querySelectorAll(\"{DONE}\").length > {before}", timeout=120_000)
+        why = Reply(alice, before)
+        assert why.ok and "why" in why.inner_text() and best[:30] in why.inner_text(), why.inner_text()[:400]
 
         listing = ask(bob, "corpus")
         assert "alices-reviews" not in listing.inner_text()

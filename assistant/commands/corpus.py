@@ -47,7 +47,11 @@ class Action(str, Enum):
 
 
 def _corpus(ctx: Context, named: str | None) -> Corpus:
-    return corpora.in_use(ctx.settings, ctx.session.key, ctx.session.corpus, named)
+    """The corpus a command works on; it becomes the one in use, so `#12` in the next line is a row of the table
+    this command shows."""
+    corpus = corpora.in_use(ctx.settings, ctx.session.key, ctx.session.corpus, named)
+    ctx.session.corpus = corpus.name
+    return corpus
 
 
 def _model_for(ctx: Context, corpus: Corpus) -> Any:

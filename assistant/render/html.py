@@ -60,14 +60,29 @@ def table_block(table: Table, open_rows: int, first: bool) -> str:
     size = f"{len(frame):,} row{'s' if len(frame) != 1 else ''}"
     if not first:
         return (f"<details class='more-table'><summary>Table <b>{name}</b> ({size})</summary>"
-                f"{table_html(frame.head(FOLDED_ROWS))}{_cut_note(frame)}</details>")
-    head = table_html(frame.head(open_rows))
+                f"{_rows_html(table, 0, FOLDED_ROWS)}{_cut_note(frame)}</details>")
+    head = _rows_html(table, 0, open_rows)
     folded = ""
     if len(frame) > open_rows:
-        more = frame.iloc[open_rows:FOLDED_ROWS]
         folded = (f"<details class='more-rows'><summary>{len(frame) - open_rows:,} more rows</summary>"
-                  f"{table_html(more)}{_cut_note(frame)}</details>")
+                  f"{_rows_html(table, open_rows, FOLDED_ROWS)}{_cut_note(frame)}</details>")
     return f"<div class='table-block'><p class='table-name'><b>{name}</b> ({size})</p>{head}{folded}</div>"
+
+
+def _rows_html(table: Table, start: int, stop: int) -> str:
+    """Rows ``start:stop`` of a table as HTML, each with its follow-up button when the table has row lines."""
+    part = table.frame.iloc[start:stop]
+    if not table.row_lines:
+        return table_html(part)
+    marks = [f"\x02{i}\x03" for i in range(start, start + len(part))]
+    out = table_html(part.assign(**{table.row_action or "next": marks}))
+    for i, mark in zip(range(start, start + len(part)), marks):
+        line = table.row_lines[i] if i < len(table.row_lines) else ""
+        button = (f"<button type='button' class='row-run' data-run='{html.escape(line, quote=True)}' "
+                  f"title='{html.escape(line, quote=True)}'>{html.escape(table.row_action or 'run')}</button>"
+                  if line else "")
+        out = out.replace(mark, button, 1)
+    return out
 
 
 def _cut_note(frame: pd.DataFrame) -> str:

@@ -13,10 +13,20 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Table:
-    """A named table; ``frame`` holds every row (renderers decide how many to show)."""
+    """A named table; ``frame`` holds every row (renderers decide how many to show).
+
+    Attributes:
+        name: what the table is.
+        frame: every row.
+        row_lines: a command line per row that follows it up (the page shows a button per row that runs it;
+            empty: none).
+        row_action: the button's word (``"why"``).
+    """
 
     name: str
     frame: pd.DataFrame
+    row_lines: tuple[str, ...] = ()
+    row_action: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Columns and rows as plain JSON values (NaN becomes null)."""

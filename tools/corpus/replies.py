@@ -151,7 +151,8 @@ def search(h: SearchHits) -> Result:
             f"{over}, the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}.")
     if len(h.queries) > 1:
         text += f" {len(h.queries)} queries; every hit is in the table."
-    tables = [Table("hits", frame)]
+    follow = tuple(f"why {q} | #{int(i)}" for q, i in zip(frame["query"], frame["id"]))
+    tables = [Table("hits", frame, follow, "why")]  # each hit one click from the tokens that made it close
     shown = first.head(CHART_BARS)
     shown = shown.assign(label=[_label(i, t) for i, t in zip(first["id"], first["text"])])
     chart = charts.bars(shown[["label", "score", "rank"]], "label", "score", title="Cosine to the query",
