@@ -52,6 +52,26 @@ def make_texts(n: int) -> tuple[list[str], dict[str, float]]:
                    "stsb_duplicate_rate": 1 - len(base) / len(raw), "texts_duplicate_rate": 1 - len(set(texts)) / n}
 
 
+#: A restarted server's first touch of an encoded corpus: open its store, map its vectors and index, search once.
+REOPEN = """
+import sys, time
+import numpy as np
+from tools.corpus.store import CorpusStore
+start = time.perf_counter()
+corpus = CorpusStore(sys.argv[1]).open(sys.argv[2])
+unit = np.asarray(corpus.unit_vectors())
+corpus.index().search(unit[:1], 10)
+print(time.perf_counter() - start)
+"""
+
+
+def restart_seconds(root: Path, name: str) -> float:
+    """Seconds a fresh process takes to open the corpus and answer one search (imports not counted)."""
+    out = subprocess.run([sys.executable, "-c", REOPEN, str(root), name], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--texts", type=int, default=20_000)
@@ -83,11 +103,13 @@ def main(argv: list[str] | None = None) -> None:
     lm = ModelHub(settings).get("minilm")
     peer = SentenceTransformer(str(lm.source.location), device="cpu")
     outputs: dict[str, np.ndarray] = {}
+    stores: list[tuple[Path, str]] = []
 
     def ours(path: Path = source) -> None:
         root = Path(tempfile.mkdtemp(dir=work))
         _, report = load_corpus(CorpusStore(root), path, lm, settings)
         outputs["ours"] = CorpusStore(root).open(report.info.name).vectors()
+        stores.append((root, report.info.name))
 
     def theirs(batch: list[str] = texts) -> None:
         outputs["sentence-transformers"] = peer.encode(batch, batch_size=32, convert_to_numpy=True)
@@ -104,6 +126,12 @@ def main(argv: list[str] | None = None) -> None:
               f"{len(texts) / median(values):.0f} texts/s)")
     ratio = median(times["sentence-transformers"]) / median(times["ours"])
     print(f"encode ratio (sentence-transformers / ours): {ratio:.2f}x; max |difference| of the vectors {gap:.2e}")
+
+    root, name = stores[-1]
+    reopen = [restart_seconds(root, name) for _ in range(3)]
+    print(f"a new process opens the encoded corpus and answers a first search in "
+          + ", ".join(f"{r:.2f} s" for r in reopen) + f" (median {median(reopen):.2f} s, imports not counted) "
+          f"against {median(times['ours']):.1f} s to encode it again: {median(times['ours']) / median(reopen):.0f}x")
 
     rng = np.random.default_rng(0)
     base = outputs["ours"] / np.linalg.norm(outputs["ours"], axis=1, keepdims=True)
@@ -147,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
           f"recall@10 {search['recall10_hnsw_vs_semantic_search']:.4f}")
     path = write("corpus", {"machine": machine(), "lscpu": cpu, "texts": len(texts), "duplicates": dup,
                             "encode_s": times, "encode_ratio": ratio, "max_abs_vector_difference": gap,
-                            "search": search, "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
+                            "search": search, "reopen_s": reopen, "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
     print(f"written {path}")
 
 
