@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
 
     root, name = stores[-1]
     reopen = [restart_seconds(root, name) for _ in range(3)]
-    print(f"a new process opens the encoded corpus and answers a first search in "
+    print("a new process opens the encoded corpus and answers a first search in "
           + ", ".join(f"{r:.2f} s" for r in reopen) + f" (median {median(reopen):.2f} s, imports not counted) "
           f"against {median(times['ours']):.1f} s to encode it again: {median(times['ours']) / median(reopen):.0f}x")
 
@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> None:
           f"recall@10 {search['recall10_hnsw_vs_semantic_search']:.4f}")
     path = write("corpus", {"machine": machine(), "lscpu": cpu, "texts": len(texts), "duplicates": dup,
                             "encode_s": times, "encode_ratio": ratio, "max_abs_vector_difference": gap,
-                            "search": search, "reopen_s": reopen, "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
+                            "search": search, "reopen_s": reopen,
+                            "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
     print(f"written {path}")
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from tools.models.cpu import Cpu, Measured
+
 
 @dataclass(frozen=True)
 class Fills:
@@ -134,6 +136,11 @@ class ModelFacts:
         source_location: the folder or hub name it was loaded from.
         source_description: the source's own description ("" when none).
         groups: parameters per top-level block (block, parameters).
+        paths: which backend computes each kind of pass: ``chat`` (a few texts), ``bulk`` (batches of
+            ``bulk_rows`` inputs or more), ``attention`` (passes that return attention weights).
+        bulk_rows: the batch size from which bulk passes take the bulk path (0: never).
+        cpu: the CPU it runs on (None off the CPU).
+        measured: what the paths measured on a CPU of this kind (None: not measured).
     """
 
     name: str
@@ -153,3 +160,7 @@ class ModelFacts:
     source_location: str
     source_description: str
     groups: pd.DataFrame
+    paths: dict[str, str] = field(default_factory=dict)
+    bulk_rows: int = 0
+    cpu: Cpu | None = None
+    measured: Measured | None = None

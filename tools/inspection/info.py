@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 import torch
@@ -11,6 +12,7 @@ import torch
 from tools.core.timing import answer
 from tools.inspection import replies
 from tools.inspection.facts import ModelFacts
+from tools.models.cpu import MEASURED, this_cpu
 from tools.models.hub import LoadedModel, as_model
 
 
@@ -61,7 +63,26 @@ def description(model: LoadedModel | str | None) -> ModelFacts:
         source_location=lm.source.location,
         source_description=lm.source.description,
         groups=parameter_groups(lm),
+        **compute_paths(lm),
     )
+
+
+def compute_paths(lm: LoadedModel) -> dict[str, Any]:
+    """Which backend runs each kind of pass now, on which CPU, and what was measured on a CPU of its kind.
+
+    An ONNX backend runs every hidden-state pass once its export exists; before that (the lazy full-precision
+    export) passes under its row threshold run its PyTorch fallback. Attention weights always come from PyTorch.
+    """
+    backend = lm.state.backend
+    fallback = getattr(backend, "fallback", None)
+    if lm.device.type != "cpu" or fallback is None:
+        return {"paths": {"chat": backend.name, "bulk": backend.name, "attention": backend.name}}
+    exported = getattr(backend, "path", None) is not None
+    rows = 0 if exported else getattr(backend, "_min_rows", 0)
+    paths = {"chat": backend.name if exported or not rows else fallback.name, "bulk": backend.name,
+             "attention": fallback.name}
+    cpu = this_cpu()
+    return {"paths": paths, "bulk_rows": rows, "cpu": cpu, "measured": MEASURED.get(cpu.kind)}
 
 
 #: The one-call tool: :func:`description` answered as a Result by the family's formatter.

@@ -127,6 +127,43 @@ def tokenize(t: Tokens) -> Result:
     )
 
 
+#: The backends' names as a person reads them.
+BACKEND_WORDS = {"torch": "PyTorch fp32", "onnx": "ONNX Runtime fp32", "onnx-int8": "ONNX Runtime int8",
+                 "torch-int8": "PyTorch int8"}
+
+
+def path_sentence(f: ModelFacts) -> str:
+    """Where its passes run on this CPU, and what was measured on a CPU of this kind (or that nothing was)."""
+    words = {k: BACKEND_WORDS.get(v, v) for k, v in f.paths.items()}
+    assert f.cpu is not None
+    if words["chat"] == words["bulk"]:
+        runs = f"Hidden states run on {words['bulk']}"
+    else:
+        runs = (f"A chat's few texts run on {words['chat']}, batches of {f.bulk_rows} or more on {words['bulk']} "
+                "(exported once, on the first such batch)")
+    where = f"{runs}; attention weights on {words['attention']}. This CPU: {f.cpu.name} ({f.cpu.kind.value})"
+    if f.measured is None:
+        return where + "; no CPU of this kind has been measured against sentence-transformers yet."
+    return where + f"; on a CPU of this kind ({f.measured.cpu}) {_fast_or_full(f)}."
+
+
+def _fast_or_full(f: ModelFacts) -> str:
+    assert f.measured is not None
+    return f"the int8 path measured {f.measured.fast}" if "int8" in f.paths.get("bulk", "") else \
+        f"full precision measured {f.measured.full}"
+
+
+def path_rows(f: ModelFacts) -> list[tuple[str, str]]:
+    """The property table's rows on where passes run."""
+    if f.cpu is None:
+        return [("passes run on", BACKEND_WORDS.get(f.paths.get("bulk", ""), f.paths.get("bulk", "")))]
+    rows = [(f"{kind} passes", BACKEND_WORDS.get(name, name)) for kind, name in f.paths.items()]
+    rows.append(("CPU", f"{f.cpu.name} ({f.cpu.family_model}; {', '.join(sorted(f.cpu.flags)) or 'no flags read'})"))
+    rows.append(("measured on this kind of CPU", "not yet" if f.measured is None else
+                 f"{f.measured.cpu}: full precision {f.measured.full}; int8 {f.measured.fast}"))
+    return rows
+
+
 def describe(f: ModelFacts) -> Result:
     """A property table, the parameters per block and their bars."""
     recipe = f.sentence_recipe
@@ -147,6 +184,7 @@ def describe(f: ModelFacts) -> Result:
          "none" if recipe is None else f"{recipe['mode']}{', normalised' if recipe['normalize'] else ''}"
          f", {recipe['max_seq_length']} tokens"),
         ("loaded from", f"{f.source_kind}: {f.source_location}"),
+        *path_rows(f),
     ]
     table = pd.DataFrame(properties, columns=["property", "value"]).astype({"value": str})
     groups = f.groups
@@ -156,6 +194,8 @@ def describe(f: ModelFacts) -> Result:
         f"{f.num_heads} heads, hidden size {f.hidden_size}, {f.vocabulary:,} tokens in the vocabulary, "
         f"{f.parameters / 1e6:.1f} M parameters ({share:.0%} in the embeddings), on {f.device}."
     )
+    if f.cpu is not None:
+        text += " " + path_sentence(f)
     chart = charts.bars(groups, "block", "parameters", title="Parameters per block", sort=None)
     return Result("model", text, [Table("model", table), Table("parameters", groups)],
                   [Chart("parameters", chart)], model=f.name)

@@ -1,0 +1,99 @@
+"""The CPU this process runs on, its kind, and what each compute path measured on CPUs of that kind.
+
+The kind comes from the CPU's flags (``/proc/cpuinfo``): AMX, AVX-512 with VNNI, AVX-512, AVX2, or none of
+those. :data:`MEASURED` holds what ``bench/throughput.py`` found on a CPU of each kind, naming that CPU; a
+kind with no row has not been measured, and ``model`` says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+
+
+class CpuKind(Enum):
+    """What matters to the int8 and fp32 kernels, strongest first."""
+
+    AMX = "AMX (with AVX-512 VNNI)"
+    AVX512_VNNI = "AVX-512 with VNNI"
+    AVX512 = "AVX-512 without VNNI"
+    AVX2 = "AVX2 without AVX-512 or VNNI"
+    OTHER = "no AVX2"
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """This machine's CPU: its model name, family/model, the flags that matter, and its kind."""
+
+    name: str
+    family_model: str
+    flags: frozenset[str]
+    kind: CpuKind
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the compute paths measured on one CPU of a kind (``bench/throughput.py``, STS-B test).
+
+    Attributes:
+        cpu: the CPU it ran on, with its flags and the date.
+        full: full precision, against sentence-transformers.
+        fast: the int8 fast path, against sentence-transformers and our full precision.
+    """
+
+    cpu: str
+    full: str
+    fast: str
+
+
+#: One row per kind measured so far; each names its CPU (a ratio holds only where it was measured).
+MEASURED: dict[CpuKind, Measured] = {
+    CpuKind.AVX2: Measured(
+        "AMD EPYC, family 23 model 49 (Zen 2: AVX2, no AVX-512, no VNNI), 2 cores",
+        "ONNX Runtime fp32 on bulk passes 1.67x sentence-transformers' default and 1.6x its ONNX backend",
+        "ONNX Runtime int8 1.74x sentence-transformers' default: about full precision's speed, since without "
+        "VNNI the int8 kernels gain little; its own int8 export was 1.05x"),
+    CpuKind.AMX: Measured(
+        "Intel Xeon, family 6 model 167 (AVX-512, VNNI, AMX), 2 cores, 2026-11-23",
+        "1.30x sentence-transformers' default (PyTorch fp32 is about as fast as ONNX Runtime fp32 here); "
+        "OpenVINO fp32 matched or beat it (0.79-1.27x ours, loaded runs)",
+        "ONNX Runtime int8 2.18x sentence-transformers' default and 1.8-2.8x its ONNX int8 export"),
+}
+
+#: The flags that decide the kind (and that benchmarks record).
+KERNEL_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",
+                          "avx512_bf16", "amx_tile", "amx_int8", "amx_bf16"})
+
+
+def kind_of(flags: frozenset[str]) -> CpuKind:
+    """The kind a set of CPU flags makes."""
+    if "amx_int8" in flags:
+        return CpuKind.AMX
+    if "avx512f" in flags:
+        return CpuKind.AVX512_VNNI if "avx512_vnni" in flags else CpuKind.AVX512
+    if "avx2" in flags:
+        return CpuKind.AVX2
+    return CpuKind.OTHER
+
+
+@lru_cache(maxsize=1)
+def this_cpu() -> Cpu:
+    """This machine's CPU, read once from ``/proc/cpuinfo`` (elsewhere: the platform's name, no flags)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if not line.strip():
+                if fields:
+                    break
+                continue
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = frozenset((fields.get("flags") or fields.get("Features") or "").split())
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    family_model = f"{fields.get('cpu family', '?')}/{fields.get('model', '?')}"
+    return Cpu(name, family_model, flags & KERNEL_FLAGS, kind_of(flags))
