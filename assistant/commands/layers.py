@@ -38,7 +38,7 @@ class Probe(Command[Any, Any]):
         task: str = param("what to predict from each word's vector: part of speech, dependency label, or both",
                           "all", choices=ProbeTask)
         sentences: int = param("how many STS-B train sentences (when no texts are given)", probe.DEFAULT_SENTENCES,
-                               minimum=4, maximum=probe.MAX_SENTENCES)
+                               minimum=4)
         seed: int = param("seed of the sentence sample and the train/test split", 0, minimum=0, maximum=2**32 - 1)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
@@ -70,11 +70,12 @@ class Contextuality(Command[Any, Any]):
     @dataclass(frozen=True)
     class Params:
         sentences: int = param("how many STS-B sentences to read the words in", contextuality.DEFAULT_SENTENCES,
-                               minimum=2, maximum=contextuality.MAX_SENTENCES)
+                               minimum=2)
         seed: int = param("seed of the sentence sample and the random word pairs", 0, minimum=0, maximum=2**32 - 1)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
-        return contextuality.contextuality_measures(ctx.model(), texts, sentences=p.sentences, seed=p.seed,
+        return contextuality.contextuality_measures(ctx.model(), texts, sentences=p.sentences,
+                                                    seed=p.seed,
                                                     settings=ctx.settings, progress=ctx.progress)
 
     def reply(self, facts: Any) -> Result:
@@ -100,15 +101,15 @@ class Cka(Command[Any, Any]):
     @dataclass(frozen=True)
     class Params:
         with_: str | None = param("compare this model's layers with another model's", metavar="MODEL", name="with")
-        sentences: int = param("how many STS-B sentences", cka.DEFAULT_SENTENCES, minimum=2,
-                               maximum=cka.MAX_SENTENCES)
+        sentences: int = param("how many STS-B sentences", cka.DEFAULT_SENTENCES, minimum=2)
         seed: int = param("seed of the sentence sample", 0, minimum=0, maximum=2**32 - 1)
         estimator: str = param("HSIC estimator: auto (debiased when examples are under ten times the hidden size)",
                                "auto", choices=CkaEstimator)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         other = ctx.model(p.with_) if p.with_ else None
-        return cka.layer_similarity(ctx.model(), texts, other=other, sentences=p.sentences, seed=p.seed,
+        return cka.layer_similarity(ctx.model(), texts, other=other, sentences=p.sentences,
+                                    seed=p.seed,
                                     estimator=p.estimator, settings=ctx.settings, progress=ctx.progress)
 
     def reply(self, facts: Any) -> Result:
@@ -134,11 +135,15 @@ class Rollout(Command[Any, Any]):
 
     @dataclass(frozen=True)
     class Params:
-        method: str = param("rollout (matrix products) or flow (max-flow; at most "
-                            f"{rollout.MAX_FLOW_TOKENS} tokens)", "rollout", choices=RolloutMethod)
+        method: str = param("rollout (matrix products) or flow (max-flow; at most ASSISTANT_FLOW_MAX_TOKENS "
+                            "tokens)", "rollout", choices=RolloutMethod)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
-        return rollout.attention_rollout(ctx.model(), texts, method=p.method, progress=ctx.progress)
+        flow = p.method == RolloutMethod.FLOW.value
+        cap, name = ((ctx.settings.flow_max_tokens, "ASSISTANT_FLOW_MAX_TOKENS") if flow else
+                     (ctx.settings.rollout_max_tokens, "ASSISTANT_ROLLOUT_MAX_TOKENS"))
+        return rollout.attention_rollout(ctx.model(), texts, method=p.method, progress=ctx.progress,
+                                         max_tokens=cap, limit_name=name)
 
     def reply(self, facts: Any) -> Result:
         return replies_maps.rollout(facts)

@@ -68,6 +68,9 @@ class Settings:
     conversation_mb: int = _setting(20, "disk one kept conversation may take, in MB (past it the oldest replies "
                                         "go first)", 1)
     max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
+    layers_max_sentences: int = _setting(1000, "sentences `probe`, `contextuality` and `cka` may read (--sentences)", 2)
+    rollout_max_tokens: int = _setting(48, "tokens `rollout` reads (its heatmaps stay readable)", 4)
+    flow_max_tokens: int = _setting(24, "tokens `rollout --method flow` reads (one max-flow per pair of tokens)", 4)
     onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "

@@ -21,7 +21,7 @@ from tools.layers import replies
 from tools.layers.facts import CkaEstimator, CkaUnit, LayerSimilarity
 from tools.layers.inputs import (
     Progress,
-    check_count,
+    check_sentences,
     encode_chunks,
     pick_sentences,
     report,
@@ -30,7 +30,6 @@ from tools.layers.inputs import (
 from tools.models.hub import LoadedModel, as_model
 
 DEFAULT_SENTENCES = 100
-MAX_SENTENCES = 1000
 #: The most token examples CKA compares (a fixed sample of the tokens beyond that).
 MAX_EXAMPLES = 20_000
 #: Debiased HSIC when examples are fewer than this many times the hidden size (AUTO).
@@ -158,8 +157,8 @@ def layer_similarity(
     """
     lm = as_model(model)
     asked = CkaEstimator.parse(estimator, "--estimator")
-    n = check_count(sentences, "--sentences", 2, MAX_SENTENCES)
-    used, source = pick_sentences(texts, n, seed, settings, "cka", MAX_SENTENCES)
+    n = check_sentences(sentences, 2, settings)
+    used, source = pick_sentences(texts, n, seed, settings, "cka")
     if len(used) < 2:
         raise UserError("`cka` needs at least two sentences.")
     second = as_model(other) if other is not None else None

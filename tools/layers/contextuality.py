@@ -25,8 +25,10 @@ from tools.layers.inputs import (
     WORD,
     Progress,
     check_count,
+    check_sentences,
     encode_chunks,
     given_texts,
+    most_sentences,
     pieces_of,
     report,
     sample,
@@ -38,7 +40,6 @@ from tools.layers.inputs import (
 from tools.models.hub import LoadedModel, as_model
 
 DEFAULT_SENTENCES = 200
-MAX_SENTENCES = 1000
 #: The most words one command measures (given or picked).
 MAX_WORDS = 30
 #: The fewest sentences a picked word must occur in (Ethayarajh used 5).
@@ -141,11 +142,11 @@ def contextuality_measures(
         curves, per-word self-similarity and MEV, and the most context-specific words; tables also as CSV.
     """
     lm = as_model(model)
-    n = check_count(sentences, "--sentences", 2, MAX_SENTENCES)
+    n = check_sentences(sentences, 2, settings)
     n_pairs = check_count(pairs, "--pairs", 10, MAX_PAIRS)
     asked = _normalise_words(words)
     if texts:
-        used, source = given_texts(texts, MAX_SENTENCES, "contextuality"), "texts"
+        used, source = given_texts(texts, most_sentences(settings), "contextuality"), "texts"
     elif asked:
         used, source = sentences_with(stsb_sentences(settings), asked, n, seed), STSB_SOURCE
     else:

@@ -67,11 +67,30 @@ def stsb_sentences(settings: Settings | None) -> tuple[str, ...]:
     return _stsb_sentences(settings or Settings.from_env())
 
 
+#: The setting that bounds how many sentences a layer measure reads (named in refusals).
+SENTENCES_SETTING = "ASSISTANT_LAYERS_MAX_SENTENCES"
+
+
+def most_sentences(settings: Settings | None) -> int:
+    """How many sentences a layer measure may read here (``ASSISTANT_LAYERS_MAX_SENTENCES``)."""
+    return (settings or Settings.from_env()).layers_max_sentences
+
+
+def check_sentences(value: int, least: int, settings: Settings | None) -> int:
+    """``--sentences`` from ``least`` to this server's limit, or one sentence naming the range and the setting."""
+    most = most_sentences(settings)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not least <= value <= most:
+        raise UserError(f"--sentences must be a whole number from {least} to {most} ({SENTENCES_SETTING}); "
+                        f"got `{value}`.")
+    return int(value)
+
+
 def given_texts(texts: Sequence[str], most: int, verb: str) -> list[str]:
     """The caller's texts, blank ones left out, at most ``most``."""
     kept = [" ".join(str(t).split()) for t in texts if str(t).strip()]
     if len(kept) > most:
-        raise UserError(f"`{verb}` reads at most {most} sentences; got {len(kept)}. Pass fewer texts.")
+        raise UserError(f"`{verb}` reads at most {most:,} sentences ({SENTENCES_SETTING}); got {len(kept):,}. "
+                        "Pass fewer texts.")
     return kept
 
 
@@ -83,11 +102,11 @@ def sample(pool: Sequence[str], n: int, seed: int) -> list[str]:
     return [pool[i] for i in picked]
 
 
-def pick_sentences(texts: Sequence[str], n: int, seed: int, settings: Settings | None, verb: str,
-                   most: int) -> tuple[list[str], str]:
+def pick_sentences(texts: Sequence[str], n: int, seed: int, settings: Settings | None,
+                   verb: str) -> tuple[list[str], str]:
     """The caller's texts when given, else ``n`` STS-B training sentences drawn with ``seed``; and the source."""
     if texts:
-        kept = given_texts(texts, most, verb)
+        kept = given_texts(texts, most_sentences(settings), verb)
         if kept:
             return kept, TEXTS_SOURCE
     return sample(stsb_sentences(settings), n, seed), STSB_SOURCE

@@ -28,7 +28,7 @@ from tools.layers import replies
 from tools.layers.facts import ProbeTask, Probing, TaskScores
 from tools.layers.inputs import (
     Progress,
-    check_count,
+    check_sentences,
     check_share,
     encode_chunks,
     pick_sentences,
@@ -41,7 +41,6 @@ from tools.models.hub import LoadedModel, as_model
 
 #: Sentences a probe reads by default, and at most.
 DEFAULT_SENTENCES = 200
-MAX_SENTENCES = 1000
 #: The fewest sentences a split can be made of.
 MIN_SENTENCES = 4
 #: The inverse L2 strength C of the logistic regressions (0.1 beat 1.0 on held-out STS-B words).
@@ -213,11 +212,11 @@ def probing(
     """
     lm = as_model(model)
     chosen = ProbeTask.parse(task, "--task")
-    n = check_count(sentences, "--sentences", MIN_SENTENCES, MAX_SENTENCES)
+    n = check_sentences(sentences, MIN_SENTENCES, settings)
     share = check_share(test_share, "--test-share", 0.0, 1.0)
     if not isinstance(regularization, (int, float)) or isinstance(regularization, bool) or regularization <= 0:
         raise UserError(f"--regularization must be a positive number; got `{regularization}`.")
-    texts_used, source = pick_sentences(texts, n, seed, settings, "probe", MAX_SENTENCES)
+    texts_used, source = pick_sentences(texts, n, seed, settings, "probe")
     if len(texts_used) < MIN_SENTENCES:
         raise UserError(f"`probe` needs at least {MIN_SENTENCES} sentences to hold some out; got {len(texts_used)}.")
     words, warnings = collect_words(lm, texts_used, progress)

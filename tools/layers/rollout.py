@@ -127,6 +127,8 @@ def attention_rollout(
     *,
     method: RolloutMethod | str = RolloutMethod.ROLLOUT,
     progress: Progress | None = None,
+    max_tokens: int | None = None,
+    limit_name: str = "",
 ) -> AttentionRollout:
     """Attention rollout or attention flow (Abnar & Zuidema 2020) beside the raw last-layer attention.
 
@@ -136,6 +138,8 @@ def attention_rollout(
         method: ``rollout`` (products of the residual-adjusted attention) or ``flow`` (maximum flow
             through the same matrices).
         progress: told the share of the work done and what runs.
+        max_tokens: the most tokens read (default: 48 for rollout, 24 for flow); ``limit_name`` names the
+            setting that gave it, in the refusal.
 
     Returns:
         The facts; ``rollout`` (the same call) answers with a Result:
@@ -147,15 +151,16 @@ def attention_rollout(
     chosen = RolloutMethod.parse(method, "--method")
     if len(texts) != 1 or not str(texts[0]).strip():
         raise UserError("`rollout` takes one text, like `rollout The cat sat on the mat`.")
-    cap = MAX_FLOW_TOKENS if chosen is RolloutMethod.FLOW else MAX_ROLLOUT_TOKENS
+    cap = max_tokens or (MAX_FLOW_TOKENS if chosen is RolloutMethod.FLOW else MAX_ROLLOUT_TOKENS)
     n_tokens = len(lm.tokenizer(texts[0], truncation=False)["input_ids"])
     if n_tokens <= lm.tokenizer.num_special_tokens_to_add():
         raise UserError(f"The tokenizer finds no token in {code(texts[0], 40)} besides [CLS] and [SEP]; give "
                         "`rollout` a text with words, like `rollout The cat sat on the mat`.")
     if n_tokens > cap:
         why = "one max-flow per token pair" if chosen is RolloutMethod.FLOW else "its heatmaps stay readable"
+        setting = f", {limit_name}" if limit_name else ""
         raise UserError(f"The text is {n_tokens} tokens long; `rollout --method {chosen.value}` reads at most "
-                        f"{cap} tokens ({why}), so shorten the text.")
+                        f"{cap} tokens ({why}{setting}), so shorten the text.")
     enc = encode(lm, [texts[0]], attentions=True)[0]
     if enc.attentions is None or enc.attentions.numel() == 0:
         raise UserError(f"{lm.name} returned no attention weights; load a BERT-style model with eager attention.")
