@@ -98,12 +98,13 @@ def execute(
     verb = ""
     work = _private_copy(session)
     ran, routed = line.strip(), is_question(line, TABLE)
+    offered: tuple[str, ...] = ()  # a close call's runner-up reading, offered beside the answer
     try:
         if routed:  # a question in plain English: read it as the command line that answers it
             understood = understand(line, work, hub, TABLE, settings)
             if understood.line is None:
                 return Reply(line, error=understood.message, suggestions=understood.suggestions, routed=True)
-            ran = understood.line
+            ran, offered = understood.line, understood.suggestions
         try:
             inv = parse(ran, TABLE, settings)
         except UserError:
@@ -137,7 +138,7 @@ def execute(
         if f.init:
             setattr(session, f.name, getattr(work, f.name))
     session.remember(ctx.ran or ran, result)  # the turn for history, again and export (a question: its command)
-    return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed)
+    return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed, suggestions=offered)
 
 
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:

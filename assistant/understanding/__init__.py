@@ -52,7 +52,8 @@ SUGGESTIONS = 3
 
 @dataclass(frozen=True)
 class Understanding:
-    """What a question was read as: ``line`` to run, or ``message`` and ``suggestions`` (command lines)."""
+    """What a question was read as: ``line`` to run (with ``suggestions``: the runner-up reading of a close call),
+    or ``message`` and ``suggestions`` (command lines)."""
 
     line: str | None = None
     message: str = ""
@@ -88,20 +89,20 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return follow
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows)
-    if not routing.confident:
-        offered = _suggest(question, routing, table)
-        near = routing.best.score >= router.MIN_SCORE
-        said = (f"{code(question, 60)} could mean {' or '.join(code(r.spec.name, 20) for r in routing.ranked[:2])}"
-                if near else f"I could not match {code(question, 60)} to anything the assistant does (it answers "
-                "questions about the embeddings of texts you give it)")
-        return Understanding(message=f"{said}; pick one of these command lines, or write the texts in quotes.",
-                             suggestions=offered)
+    if not routing.found:
+        return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
+                             "answers questions about the embeddings of texts you give it); pick one of these "
+                             "command lines, or write the texts in quotes.",
+                             suggestions=_suggest(question, routing, table))
     last = _previous(session, table)
     previous = parse(last[0], table, settings).texts if last is not None else []
     try:
-        return Understanding(line=fill.line_for(routing.best.spec, question, table, previous))
+        line = fill.line_for(routing.best.spec, question, table, previous)
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
+    # a close call runs the best reading and offers the runner-up one click away
+    other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
+    return Understanding(line=line, suggestions=other)
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:

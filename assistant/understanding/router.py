@@ -31,7 +31,8 @@ from tools.models.threads import threads_for
 
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3
-#: The best row must beat the runner-up by this much, or the router offers both.
+#: The best row must beat the runner-up by this much to be clear; closer than that, the best one runs and the
+#: runner-up is offered beside it (asking instead lost more questions than it saved on every question set).
 MIN_MARGIN = 0.015
 #: What quoted texts a command cannot take cost it (a command's own bonuses are its ``fit``).
 FIT_PENALTY = 0.08
@@ -64,8 +65,14 @@ class Routing:
         return self.ranked[0].score - self.ranked[1].score if len(self.ranked) > 1 else 1.0
 
     @property
-    def confident(self) -> bool:
-        return self.best.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+    def found(self) -> bool:
+        """Whether the best row is near enough to the question to act on."""
+        return self.best.score >= MIN_SCORE
+
+    @property
+    def clear(self) -> bool:
+        """Whether the best row beats the runner-up plainly."""
+        return self.margin >= MIN_MARGIN
 
 
 @dataclass(frozen=True)
