@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tools.encoding.pooling import Pooling
+from tools.similarity.reference import References
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Comparison:
         num_layers: how many layers the model has (``layer == num_layers`` is the last).
         asked_pool: the ``pool`` the caller asked for (``all`` or one name).
         warnings: truncated texts, an sbert recipe that ignored ``layer``.
+        references: the model's reference cosines to judge these against, or why there are none (None: not
+            looked up, as in a notebook's call).
     """
 
     model: str
@@ -41,6 +44,7 @@ class Comparison:
     num_layers: int
     asked_pool: str
     warnings: list[str] = field(default_factory=list)
+    references: References | None = None
 
 
 # --- why -----------------------------------------------------------------------------------

@@ -15,10 +15,9 @@ import pandas as pd
 
 from tools import charts
 from tools.core.results import Artifact, Chart, Result, Table, csv_text
-from tools.core.text import code, layer_note, md, text_label
+from tools.core.text import code, md, text_label
 from tools.encoding.pooling import Pooling
 from tools.similarity.facts import (
-    Comparison,
     Embedding,
     Neighbours,
     StaticSentences,
@@ -26,47 +25,6 @@ from tools.similarity.facts import (
     Strategy,
     WordInContext,
 )
-
-
-def compare(c: Comparison) -> Result:
-    """Two texts: one row per pooling and bars. More: a matrix per pooling and a heatmap of the first."""
-    where = layer_note(c.layer, c.num_layers)
-    settings = {"pool": c.asked_pool, "layer": c.layer}
-    if len(c.texts) == 2:
-        frame = pd.DataFrame({
-            "pooling": [p.value for p in c.poolings],
-            "a": c.texts[0],
-            "b": c.texts[1],
-            "cosine": [float(c.cosines[p][0, 1]) for p in c.poolings],
-        })
-        if len(c.poolings) == 1:
-            text = (f"Cosine similarity **{frame['cosine'][0]:.4f}** "
-                    f"({c.poolings[0].value} pooling, {where}, {c.model}).")
-        else:
-            parts = ", ".join(f"{r.pooling} {r.cosine:.4f}" for r in frame.itertuples())
-            text = f"Cosine similarity by pooling ({where}, {c.model}): {parts}."
-        chart = charts.bars(frame, "pooling", "cosine", title="Cosine similarity by pooling",
-                            domain=(min(0.0, float(frame["cosine"].min())), 1.0), sort=None)
-        return Result("compare", text, [Table("similarity", frame)], [Chart("similarity", chart)],
-                      c.warnings, c.model, settings=settings)
-    labels = [text_label(i, t) for i, t in enumerate(c.texts)]
-    tables, tidy = [], []
-    for p in c.poolings:
-        m = pd.DataFrame(c.cosines[p], index=labels, columns=labels).round(6)
-        tables.append(Table(f"similarity ({p.value})", m.reset_index(names="text")))
-        long = m.stack().rename("cosine").reset_index()
-        long.columns = ["a", "b", "cosine"]
-        tidy.append(long.assign(pooling=p.value))
-    frame = pd.concat(tidy, ignore_index=True)
-    best = frame[frame["a"] < frame["b"]].sort_values("cosine", ascending=False).iloc[0]
-    first = c.poolings[0].value
-    heat = charts.heatmap(frame[frame["pooling"] == first], "b", "a", "cosine",
-                          title=f"Cosine similarity ({first} pooling)",
-                          x_order=labels, y_order=labels, domain=(min(0.0, float(frame["cosine"].min())), 1.0))
-    text = (f"Similarity matrix of {len(c.texts)} texts ({', '.join(p.value for p in c.poolings)} pooling, "
-            f"{where}, {c.model}). Most similar pair: **{md(best['a'])}** and **{md(best['b'])}** "
-            f"({best['cosine']:.4f}, {best['pooling']}).")
-    return Result("compare", text, tables, [Chart("similarity", heat)], c.warnings, c.model, settings=settings)
 
 
 # --- word ----------------------------------------------------------------------------------
@@ -341,26 +299,6 @@ def neighbors(n: Neighbours) -> Result:
 
 
 # --- where two models' answers differ (`--vs`) ----------------------------------------------
-
-def compare_difference(a: Comparison, b: Comparison, names: tuple[str, str]) -> str:
-    """One sentence on where two models' comparisons of the same texts differ."""
-    fa, fb = compare(a).tables[0].frame, compare(b).tables[0].frame
-    if "cosine" in fa.columns:
-        parts = [f"{ra.pooling} {ra.cosine:.4f} vs {rb.cosine:.4f} ({rb.cosine - ra.cosine:+.4f})"
-                 for ra, rb in zip(fa.itertuples(), fb.itertuples())]
-        return "cosine " + "; ".join(parts) + "."
-    da, db = fa.set_index("text").to_numpy(float), fb.set_index("text").to_numpy(float)
-    gap = float(np.abs(da - db).max())
-    return (f"the similarity matrices differ by at most {gap:.4f} in a cell; "
-            f"{_best_pair(fa)} is the closest pair for {md(names[0])}, {_best_pair(fb)} for {md(names[1])}.")
-
-
-def _best_pair(frame: pd.DataFrame) -> str:
-    values = frame.set_index("text").to_numpy(float).copy()
-    np.fill_diagonal(values, -np.inf)
-    i, j = np.unravel_index(np.argmax(values), values.shape)
-    return f"{i + 1}–{j + 1}"
-
 
 def word_difference(a: WordInContext, b: WordInContext, names: tuple[str, str]) -> str:
     """One sentence on the layer strategy whose mean cosine between occurrences moves most between models."""
