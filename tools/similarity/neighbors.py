@@ -14,6 +14,7 @@ import torch
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.core.timing import answer
+from tools.encoding import unknown
 from tools.models.hub import LoadedModel, as_model
 from tools.similarity import replies
 from tools.similarity.facts import Neighbours
@@ -62,6 +63,7 @@ def _model_neighbors(lm: LoadedModel, word: str, k: int) -> Neighbours:
     ids = lm.tokenizer(word, add_special_tokens=False)["input_ids"]
     if not ids:
         raise UserError(f"{lm.name}'s tokenizer makes no tokens of {code(word, 30)}; give a word such as `bank`.")
+    unknown.note(lm, word, ids)
     pieces = lm.tokenizer.convert_ids_to_tokens(ids)
     query = matrix.raw[ids].mean(dim=0)  # a multi-piece word: the mean of its pieces' rows
     scores = matrix.unit @ torch.nn.functional.normalize(query, dim=0)
