@@ -25,7 +25,7 @@ from tools.similarity.facts import (
     Strategy,
     WordInContext,
 )
-
+from tools.similarity.verdicts import DIFFERENT_SHARE, SAME_SHARE, Sameness, floor_of, sameness
 
 # --- word ----------------------------------------------------------------------------------
 
@@ -113,7 +113,38 @@ def _word_text(w: WordInContext) -> str:
         parts = ", ".join(f"{r['strategy']} {r['mean cosine']:.4f}" for _, r in w.summary.iterrows())
         body = (f"Mean cosine between occurrences by layer strategy: {parts}. The baselines (the word against "
                 "the other tokens of its sentences, and against a random token) are in the `strategies` table.")
-    return f"{head} {body} For the baselines, {rand}."
+    return f"{_word_verdict(w)} {head} {body} For the baselines, {rand}."
+
+
+#: How a verdict on two occurrences of a word reads.
+SAMENESS_WORDS = {
+    Sameness.SAME: "nearly the same vector",
+    Sameness.RELATED: "related but not the same vector",
+    Sameness.DIFFERENT: "different vectors, hardly closer to each other than to the baselines",
+}
+
+
+def _word_verdict(w: WordInContext) -> str:
+    """The answer first: are the occurrences the same vector? Under the last layer (or the one strategy run)."""
+    strat = Strategy.LAST if Strategy.LAST in w.strategies else w.strategies[0]
+    row = w.summary[w.summary["strategy"] == strat.value].iloc[0]
+    floor = floor_of(row["context baseline"], row["random-token baseline"])
+    pairs = w.pairs[w.pairs["strategy"] == strat.value].sort_values("cosine", ascending=False)
+    scale = (f"({strat.value} strategy, {md(w.model)}; read from the higher baseline, {floor:.2f}, to 1.0: "
+             f"{SAME_SHARE:.0%} of the way or more counts as the same, under {DIFFERENT_SHARE:.0%} as different)")
+    if pairs.empty:
+        return ""
+    if len(pairs) == 1:
+        cos = float(pairs.iloc[0]["cosine"])
+        return (f"The two **{md(w.word)}**s are **{SAMENESS_WORDS[sameness(cos, floor)]}**: cosine {cos:.4f} "
+                f"{scale}.")
+    top, low = pairs.iloc[0], pairs.iloc[-1]
+    said = [f"{top['a']} and {top['b']}, are **{SAMENESS_WORDS[sameness(float(top['cosine']), floor)]}** "
+            f"({top['cosine']:.4f})",
+            f"{low['a']} and {low['b']}, **{SAMENESS_WORDS[sameness(float(low['cosine']), floor)]}** "
+            f"({low['cosine']:.4f})"]
+    return f"Of the {len(w.occurrences)} **{md(w.word)}**s, the closest pair, " + "; the farthest, ".join(said) + (
+        f" {scale}.")
 
 
 # --- embed ---------------------------------------------------------------------------------
