@@ -290,6 +290,8 @@ class Neighbours:
         rows: how many rows the space has; dims: their size.
         neighbours: one row per neighbour, best first (rank, neighbour, id, cosine; ``word piece`` for model).
         k: how many were asked for.
+        sample: the mean cosine of the ``k`` nearest neighbours of each of a seeded sample of whole words of the
+            same space: what this word's neighbourhood is read against (empty: none).
     """
 
     word: str
@@ -300,3 +302,4 @@ class Neighbours:
     dims: int
     neighbours: pd.DataFrame
     k: int
+    sample: np.ndarray = field(default_factory=lambda: np.zeros(0))

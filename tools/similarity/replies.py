@@ -25,7 +25,18 @@ from tools.similarity.facts import (
     Strategy,
     WordInContext,
 )
-from tools.similarity.verdicts import DIFFERENT_SHARE, SAME_SHARE, Sameness, floor_of, sameness
+from tools.similarity.verdicts import (
+    DIFFERENT_SHARE,
+    LOOSE_PERCENTILE,
+    SAME_SHARE,
+    TIGHT_PERCENTILE,
+    Sameness,
+    Tightness,
+    floor_of,
+    percentile_in,
+    sameness,
+    tightness,
+)
 
 # --- word ----------------------------------------------------------------------------------
 
@@ -324,9 +335,27 @@ def neighbors(n: Neighbours) -> Result:
             f"the mean of its {len(n.query)} pieces {code(' '.join(n.query), 60)}")
         space = f"{n.source}'s input-embedding matrix ({n.rows:,} rows; special and [unused] rows skipped)"
     best = ", ".join(f"{md(r['neighbour'])} ({r['cosine']:.3f})" for r in frame.head(5).to_dict("records"))
-    text = f"The {len(frame)} nearest neighbours of **{md(n.word)}** by cosine in {space}, from {query}: {best}."
+    tight = _tightness(n)
+    text = (f"{tight} They are measured by cosine in {space}, from {query}: {best}." if tight else
+            f"The {len(frame)} nearest neighbours of **{md(n.word)}** by cosine in {space}, from {query}: {best}.")
     return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [], n.source,
                   settings={"space": n.space, "k": n.k})
+
+
+TIGHTNESS_WORDS = {Tightness.TIGHT: "A tight neighbourhood", Tightness.TYPICAL: "An ordinary neighbourhood",
+                   Tightness.LOOSE: "A loose neighbourhood"}
+
+
+def _tightness(n: Neighbours) -> str:
+    """The answer first: how close the neighbours are, against sampled words' neighbours in the same space."""
+    if not len(n.sample) or n.neighbours.empty:
+        return ""
+    mean = float(n.neighbours["cosine"].mean())
+    pct = percentile_in(mean, n.sample)
+    return (f"**{TIGHTNESS_WORDS[tightness(pct)]}**: the {len(n.neighbours)} nearest neighbours of "
+            f"**{md(n.word)}** average cosine {mean:.3f}, closer than those of {pct:.0f}% of {len(n.sample)} sampled "
+            f"words of the same space (their median {float(np.median(n.sample)):.3f}; tight above "
+            f"{TIGHT_PERCENTILE:.0f}%, loose below {LOOSE_PERCENTILE:.0f}%).")
 
 
 # --- where two models' answers differ (`--vs`) ----------------------------------------------
