@@ -36,7 +36,8 @@ def _sentence(s: Unseen) -> str:
             which = f"the only token of {name} is" if s.tokens == 1 else f"all {s.tokens} tokens of {name} are"
         else:
             which = f"{s.unknown} of the {s.tokens} tokens of {name} {'is' if s.unknown == 1 else 'are'}"
-        return (f"{which[0].upper()}{which[1:]} unknown to {s.model}'s vocabulary{chars}: [UNK] stands for them, "
-                f"one shared vector that carries none of their meaning, {effect}.")
+        them, their = ("it", "its") if s.unknown == 1 else ("them", "their")
+        return (f"{which[0].upper()}{which[1:]} unknown to {s.model}'s vocabulary{chars}: [UNK] stands for {them}, "
+                f"one shared vector that carries none of {their} meaning, {effect}.")
     return (f"{s.model} spells {name} letter by letter ({s.spelled} of its {s.tokens} tokens are single letters): "
             "its vocabulary has no words of this script, so the vectors carry little of the text's meaning.")
