@@ -17,7 +17,15 @@ from assistant.commands.options import TEXT, Option, param
 from assistant.commands.registry import register
 from assistant.parsing import parse
 from assistant.sharing.export import export_result
-from assistant.sharing.links import HISTORY_SHOWN, again_note, full_turns, history_markdown, history_table, merged_line, previous_line
+from assistant.sharing.links import (
+    HISTORY_SHOWN,
+    again_note,
+    full_turns,
+    history_markdown,
+    history_table,
+    merged_line,
+    previous_line,
+)
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 

@@ -20,8 +20,8 @@ from tools.benchmark import data as stsdata
 from tools.benchmark import replies
 from tools.benchmark.access import WEB, DataAccess
 from tools.benchmark.facts import BenchmarkRun, SentenceEmbeddings, System, Timing
-from tools.benchmark.published import published_for
 from tools.benchmark.metrics import EDGE_CASES, correlations, derangement, edge_cases, pair_cosines, threshold_metrics
+from tools.benchmark.published import published_for
 from tools.core import cancel
 from tools.core.config import CHART_ROWS_LIMIT, Settings
 from tools.core.errors import UserError

@@ -143,9 +143,9 @@ def encode(
                 key = missing[i]
                 found[key] = enc
                 cache.put((*key, limit, "last" if last_only else attentions), enc, enc.nbytes)
-    for key in unique:
+    for key in unique if unknown.watching() else ():
         enc = found[key]
-        unknown.note(lm, enc.text, enc.input_ids, enc.offsets, enc.pair, enc.sequence_ids)
+        unknown.note(lm, enc.text, enc.input_ids.tolist(), enc.offsets, enc.pair, enc.sequence_ids)
     return [found[x].copy(attentions) for x in inputs]
 
 

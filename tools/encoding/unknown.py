@@ -64,6 +64,11 @@ def watch() -> Iterator[dict[tuple[str, str], Unseen]]:
         _SEEN.reset(reset)
 
 
+def watching() -> bool:
+    """Whether a command in this context is gathering records (tools skip the counting otherwise)."""
+    return _SEEN.get() is not None
+
+
 def look(lm: LoadedModel, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]] | None = None,
          pair: str | None = None, sequence_ids: Sequence[int | None] | None = None) -> Unseen:
     """Count the unknown and single-letter tokens of one tokenized input.
