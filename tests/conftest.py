@@ -48,7 +48,7 @@ def hub(tmp_path_factory) -> ModelHub:
     folder = tmp_path_factory.mktemp("examples")
     write_reviews(folder / "reviews.csv")
     settings = Settings(data_dir=f"{STSB_DIR}:{folder}", corpus_dir=str(folder / "corpora"),
-                        conversation_dir=str(folder / "conversations"))
+                        conversation_dir=str(folder / "conversations"), reference_dir=str(folder / "references"))
     models = ModelHub(settings)
     loaded = execute("corpus load reviews.csv --name reviews", Session(), models, settings)
     assert loaded.ok, loaded.error

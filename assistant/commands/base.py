@@ -25,6 +25,8 @@ from assistant.versus import side_by_side
 from tools.benchmark.access import WEB, DataAccess
 from tools.core.config import Settings
 from tools.core.results import Result
+from tools.encoding import unknown
+from tools.encoding.replies import unknown_warnings
 from tools.models.hub import LoadedModel, ModelHub
 
 if TYPE_CHECKING:
@@ -180,9 +182,15 @@ class Command(Generic[P, F]):
         return self.Params(**{k: v for k, v in options.items() if k != "vs"})
 
     def run(self, ctx: Context, inv: Invocation) -> Result:
-        """Compute and reply; with ``--vs``, on both models, the answers joined side by side."""
+        """Compute and reply; with ``--vs``, on both models, the answers joined side by side. Texts with tokens
+        the vocabulary lacks, wherever they were tokenized, add their warnings to the reply."""
         other = (inv.options.get("vs") or "").strip() if self.takes_vs else ""
         params = self.params(inv.options)
-        if not other:
-            return self.reply(self.compute(ctx, inv.texts, params))
-        return side_by_side(self, ctx, inv.texts, params, other)
+        with unknown.watch() as seen:
+            if not other:
+                result = self.reply(self.compute(ctx, inv.texts, params))
+            else:
+                result = side_by_side(self, ctx, inv.texts, params, other)
+        if not seen:
+            return result
+        return dataclasses.replace(result, warnings=[*result.warnings, *unknown_warnings(seen.values())])

@@ -17,7 +17,15 @@ from assistant.commands.options import TEXT, Option, param
 from assistant.commands.registry import register
 from assistant.parsing import parse
 from assistant.sharing.export import export_result
-from assistant.sharing.links import again_note, full_turns, history_markdown, history_table, merged_line, previous_line
+from assistant.sharing.links import (
+    HISTORY_SHOWN,
+    again_note,
+    full_turns,
+    history_markdown,
+    history_table,
+    merged_line,
+    previous_line,
+)
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 
@@ -87,8 +95,12 @@ class History(Command[Any, Result]):
                             "`compare A cat sat. | A kitten sat.`, then `history`.")
         base = ctx.session.base_url
         where = "" if base else " (relative links: they work on the assistant's page)"
-        text = (f"This conversation's {len(turns)} answered command{'s' if len(turns) != 1 else ''}, oldest "
-                f"first; each link re-runs its command when opened{where}.\n\n{history_markdown(turns, base)}")
+        n = len(turns)
+        which = (f"The last {HISTORY_SHOWN} of this conversation's {n} answered commands (all {n} are in the "
+                 "`history` table)" if n > HISTORY_SHOWN else
+                 f"This conversation's {n} answered command{'s' if n != 1 else ''}")
+        text = (f"{which}, oldest first; each link re-runs its command when opened{where}."
+                f"\n\n{history_markdown(turns, base)}")
         return Result("history", text, [Table("history", history_table(turns, base))],
                       settings={"commands": len(turns)})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,9 +11,10 @@ from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import Slots, asking_words, shared_word
+from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
-from tools.similarity import compare, embed, neighbors, replies, replies_why, static, why, words
+from tools.similarity import compare, embed, neighbors, replies, replies_compare, replies_why, static, why, words
 from tools.similarity.facts import Comparison, Embedding, Neighbours, Strategy, WordInContext
 from tools.similarity.neighbors import Space
 from tools.similarity.static import Mode
@@ -55,13 +57,17 @@ class Compare(Command[Any, Comparison]):
         layer: int | None = param(LAYER_HELP, minimum=0, maximum=1000)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Comparison:
-        return compare.comparison(ctx.model(), texts, p.pool, p.layer)
+        lm = ctx.model()
+        facts = compare.comparison(lm, texts, p.pool, p.layer)
+        last = facts.layer == lm.num_layers or facts.poolings == (Pooling.SBERT,)
+        judge = references_for(lm, ctx.settings, None if last else facts.layer, ctx.progress)
+        return dataclasses.replace(facts, references=judge)
 
     def reply(self, facts: Comparison) -> Result:
-        return replies.compare(facts)
+        return replies_compare.compare(facts)
 
     def differ(self, a: Comparison, b: Comparison, names: tuple[str, str]) -> str:
-        return replies.compare_difference(a, b, names)
+        return replies_compare.compare_difference(a, b, names)
 
 
 @register

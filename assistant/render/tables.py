@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import uuid
+
 import pandas as pd
+
+from tools.core.text import shorten
+
+#: A text cell longer than this shows its start, cut at a word with an ellipsis; the full text is its tooltip.
+CELL_CHARS = 200
 
 
 def number(value: float) -> str:
@@ -13,6 +21,26 @@ def number(value: float) -> str:
 
 def table_html(frame: pd.DataFrame, css: str = "reply-table", exact: bool = False) -> str:
     """``frame`` as an escaped HTML table (user text is data, never markup), floats as :func:`number` writes them
-    (``exact``: as pandas writes them, for an export that keeps the numbers)."""
-    return frame.to_html(index=False, escape=True, border=0, classes=css, float_format=None if exact else number,
-                         na_rep="")
+    (``exact``: as pandas writes them, for an export that keeps the numbers). A text cell over
+    :data:`CELL_CHARS` characters shows a shortened text, the whole of it in its ``title`` (hover to read it)."""
+    long: dict[str, str] = {}
+    nonce = uuid.uuid4().hex
+    texts = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+             and not pd.api.types.is_bool_dtype(frame[c])]
+    shown = frame.copy() if texts else frame
+
+    def mark(value: object) -> object:
+        if isinstance(value, str) and len(value) > CELL_CHARS:
+            key = f"@@{nonce}-{len(long)}@@"
+            long[key] = value
+            return key
+        return value
+
+    for column in texts:
+        shown[column] = shown[column].map(mark).astype(object)
+    out = shown.to_html(index=False, escape=True, border=0, classes=css, float_format=None if exact else number,
+                        na_rep="")
+    for key, value in long.items():
+        out = out.replace(key, f'<span class="cut" title="{html.escape(value, quote=True)}">'
+                               f"{html.escape(shorten(value, CELL_CHARS))}</span>")
+    return out

@@ -25,7 +25,7 @@ from assistant.session import FullTurn, Turn
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.results import Result
-from tools.core.text import code, md
+from tools.core.text import code, md, shorten
 
 #: Commands about the conversation itself; `again` skips them when it looks for the previous command.
 META = frozenset({"again", "history", "export"})
@@ -80,10 +80,17 @@ def history_table(turns: Sequence[Turn], base: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["#", "command", "model", "permalink"])
 
 
-def history_markdown(turns: Sequence[Turn], base: str, shown: int = 20) -> str:
-    """The last ``shown`` commands as a numbered list of links (the command text escaped)."""
+#: The history's list of links shows this many of the latest commands (its table holds them all).
+HISTORY_SHOWN = 20
+#: A link's text is cut near this many characters, at a word boundary.
+LINK_CHARS = 120
+
+
+def history_markdown(turns: Sequence[Turn], base: str, shown: int = HISTORY_SHOWN) -> str:
+    """The last ``shown`` commands as a numbered list of links (the command text escaped, long ones cut at a
+    word with an ellipsis)."""
     first = max(0, len(turns) - shown)
-    lines = [f"{i + 1}. [{md(t.line[:120])}]({permalink(base, t.line, t.model)})"
+    lines = [f"{i + 1}. [{md(shorten(t.line, LINK_CHARS))}]({permalink(base, t.line, t.model)})"
              for i, t in enumerate(turns) if i >= first]
     return "\n".join(lines)
 

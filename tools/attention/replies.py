@@ -110,6 +110,66 @@ def _view_chart(f: AttentionMaps) -> alt.TopLevelMixin:
                                  if f.view is not View.HEAD_ACROSS_LAYERS else None)
 
 
+#: The patterns a head's role is named after ([CLS] reads text is one row's share, not a per-token habit).
+ROLE_PATTERNS = (Pattern.SELF, Pattern.PREVIOUS, Pattern.NEXT, Pattern.CLS, Pattern.SEP)
+#: A head whose strongest pattern holds less than this share of each token's attention has no one role.
+ROLE_SHARE = 0.3
+#: Short names of the roles, for a list of several heads.
+ROLE_SHORT = {Pattern.SELF: "itself", Pattern.PREVIOUS: "previous token", Pattern.NEXT: "next token",
+              Pattern.CLS: "[CLS]", Pattern.SEP: "[SEP]"}
+
+
+def head_role(scores: pd.DataFrame, layer: int, head: int) -> str:
+    """``layer 3 head 5 looks at the previous token: 0.71 of each token's attention on average, the most of
+    all 72 heads``, or that it spreads its attention with no one pattern."""
+    row = scores[(scores["layer"] == layer) & (scores["head"] == head)].iloc[0]
+    best = max(ROLE_PATTERNS, key=lambda p: float(row[p.value]))
+    value = float(row[best.value])
+    rank = int((scores[best.value] > value).sum()) + 1
+    focus = int((scores[ENTROPY] < float(row[ENTROPY])).sum()) + 1
+    n = len(scores)
+    if value < ROLE_SHARE:
+        return (f"layer {layer} head {head} has no one role: its strongest pattern ({best.value}) holds only "
+                f"{value:.2f} of each token's attention, and it is the {_ordinal(focus)} most focused of {n} heads "
+                f"({float(row[ENTROPY]):.2f} bits per row)")
+    place = "the most of all" if rank == 1 else f"the {_ordinal(rank)} most of"
+    return (f"layer {layer} head {head} {PHRASES[best]}: {value:.2f} of each token's attention on average, "
+            f"{place} {n} heads")
+
+
+def _roles(scores: pd.DataFrame, cells: list[tuple[int, int]], label: str) -> str:
+    parts = []
+    for layer, head in cells:
+        row = scores[(scores["layer"] == layer) & (scores["head"] == head)].iloc[0]
+        best = max(ROLE_PATTERNS, key=lambda p: float(row[p.value]))
+        value = float(row[best.value])
+        name = head if label == "head" else layer
+        parts.append(f"{label} {name}: {ROLE_SHORT[best]} {value:.2f}" if value >= ROLE_SHARE else
+                     f"{label} {name}: broad")
+    return "; ".join(parts)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _answer(f: AttentionMaps) -> str:
+    """The first sentence: what the heads asked about do."""
+    if f.view is View.HEAD and f.layer is not None and f.head is not None:
+        role = head_role(f.scores, f.layer, f.head)
+        return f"{role[0].upper()}{role[1:]} ({f.model}, over this text's {len(f.tokens)} tokens)."
+    if f.view is View.LAYER and f.layer is not None:
+        cells = [(f.layer, h) for h in range(1, f.num_heads + 1)]
+        return (f"What each head of layer {f.layer} mostly attends to ({f.model}; the share of each token's "
+                f"attention, 'broad' under {ROLE_SHARE:.1f}): {_roles(f.scores, cells, 'head')}.")
+    if f.view is View.HEAD_ACROSS_LAYERS and f.head is not None:
+        cells = [(layer, f.head) for layer in range(1, f.num_layers + 1)]
+        return (f"What head {f.head} mostly attends to in each layer ({f.model}; the share of each token's "
+                f"attention, 'broad' under {ROLE_SHARE:.1f}): {_roles(f.scores, cells, 'layer')}.")
+    return ""
+
+
 def _attend_text(f: AttentionMaps) -> str:
     what = {
         View.HEAD: f"layer {f.layer} head {f.head}",
@@ -117,7 +177,8 @@ def _attend_text(f: AttentionMaps) -> str:
         View.HEAD_ACROSS_LAYERS: f"head {f.head} in each of the {f.num_layers} layers",
         View.MODEL: f"every layer x head ({f.num_layers} x {f.num_heads})",
     }[f.view]
-    parts = [(f"Attention of **{f.model}** over {len(f.tokens)} tokens, showing {what} "
+    parts = [_answer(f)] if _answer(f) else []
+    parts += [(f"Attention of **{f.model}** over {len(f.tokens)} tokens, showing {what} "
               "(layers and heads numbered from 1; queries on rows, keys on columns).")]
     if f.pair:
         a = [i for i, s in enumerate(f.segments) if s == "A"]

@@ -7,6 +7,9 @@ files a face may read: the command line reads the user's own, the page only uplo
 and the configured data folder), ``run`` (the benchmark itself: systems, correlations,
 the best paraphrase threshold, edge cases, computed as facts),
 ``facts`` (what a benchmark finds, as typed dataclasses: pairs, systems' cosines, scores, choices) and
+``reference`` (a model's cosines on STS-B dev by gold band and for unrelated pairs, that ``compare`` reads
+a cosine against: shipped for the embedded model in ``references/``, computed and cached for others),
+``published`` (the STS-B figures published for the embedded models) and
 ``replies`` (the family's one formatter: the summary, tables, chart and CSV / JSON downloads).
 
 May import: ``tools.core``, ``tools.models``, ``tools.encoding``, ``tools.similarity``,

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tools.benchmark.published import Published
+
 
 @dataclass(frozen=True)
 class SentenceEmbeddings:
@@ -91,6 +93,7 @@ class BenchmarkRun:
         chart_per_panel: how many points one panel may hold.
         chart_limit: the chart's point limit across panels.
         warnings: sampling, truncation, threshold and GloVe notes.
+        published: the published STS-B figure of each model that has one (model name -> figure).
     """
 
     source: str
@@ -110,3 +113,4 @@ class BenchmarkRun:
     chart_per_panel: int
     chart_limit: int
     warnings: list[str] = field(default_factory=list)
+    published: dict[str, Published] = field(default_factory=dict)

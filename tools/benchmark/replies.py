@@ -88,6 +88,34 @@ def _artifacts(choices: dict[str, Any], scores: pd.DataFrame, edges: pd.DataFram
     ]
 
 
+#: Within this many points (Spearman x 100) of the published figure, a score is "in line with" it.
+IN_LINE = 1.0
+
+
+def _against_published(b: BenchmarkRun, best: pd.Series) -> list[str]:
+    """The answer first: the best score against its model's published figure, or that there is none."""
+    model, score = str(best["model"]), float(best["spearman"])
+    found = b.published.get(model)
+    system = md(str(best["system"]))
+    if found is None:
+        return [f"The best system, **{system}**, scores Spearman **{score:.2f}**; {md(model)} has no published "
+                "STS-B figure here to read it against."]
+    gap = score - found.spearman
+    how = ("In line with the published figure" if abs(gap) <= IN_LINE else
+           "Above the published figure" if gap > 0 else "Below the published figure")
+    differs = []
+    if b.source != found.split:
+        differs.append(f"it is for {found.split}" + (", whose pairs are harder than dev's" if b.source == "stsb-dev"
+                                                     else ""))
+    if str(best["pooling"]) != found.pooling:
+        differs.append(f"with {found.pooling} pooling")
+    if b.sample is not None and len(b.pairs) < b.total:
+        differs.append(f"on every pair, not a sample of {len(b.pairs):,}")
+    caveat = f" Not the same measurement: {', '.join(differs)}." if differs else ""
+    return [f"**{how}**: {system} scores Spearman **{score:.2f}** against {md(model)}'s published "
+            f"{found.spearman:.2f} on {found.split} ({gap:+.2f}), from {found.source}.{caveat}"]
+
+
 def _summary(b: BenchmarkRun, chart_note: str) -> str:
     n, cut = len(b.pairs), b.threshold
     data = f"**{md(b.source)}**, {n:,} pairs"
@@ -99,6 +127,7 @@ def _summary(b: BenchmarkRun, chart_note: str) -> str:
     glove = by_name.loc[f"{GLOVE_NAME} (average)", "spearman"]
     shuffled = by_name.iloc[-1]
     lines = [
+        *_against_published(b, best),
         f"STS benchmark on {data}. Pooling by model: {pools}. A pair counts as a paraphrase when gold ≥ {cut:g}.",
         f"Best: **{md(best['system'])}**, Spearman **{best['spearman']:.2f}**, Pearson {best['pearson']:.2f} "
         f"(x 100); at cosine ≥ {best['best threshold']:.3f} (the best-F1 threshold) F1 {best['f1']:.3f}, "

@@ -21,6 +21,7 @@ from tools.benchmark import replies
 from tools.benchmark.access import WEB, DataAccess
 from tools.benchmark.facts import BenchmarkRun, SentenceEmbeddings, System, Timing
 from tools.benchmark.metrics import EDGE_CASES, correlations, derangement, edge_cases, pair_cosines, threshold_metrics
+from tools.benchmark.published import published_for
 from tools.core import cancel
 from tools.core.config import CHART_ROWS_LIMIT, Settings
 from tools.core.errors import UserError
@@ -233,7 +234,8 @@ def evaluation(
     return BenchmarkRun(pairs.source, frame, total, sample, seed, tuple(lm.name for lm in lms),
                         {name: tuple(p.value for p in ps) for name, ps in pooling_of.items()}, threshold,
                         tuple(systems), scores, best, edges, tuple(timings), _chart_rows(frame, per_panel, seed),
-                        per_panel, limit, warnings)
+                        per_panel, limit, warnings,
+                        {lm.name: found for lm in lms if (found := published_for(lm)) is not None})
 
 
 def _chart_rows(frame: pd.DataFrame, per_panel: int, seed: int) -> np.ndarray:

@@ -20,6 +20,9 @@ DEFAULT_CORPUS_DIR = "~/.cache/embedding-assistant/corpora"
 #: Where conversations are kept for reloads unless ASSISTANT_CONVERSATION_DIR says otherwise.
 DEFAULT_CONVERSATION_DIR = "~/.cache/embedding-assistant/conversations"
 
+#: Where reference cosines computed for models other than the embedded one are kept.
+DEFAULT_REFERENCE_DIR = "~/.cache/embedding-assistant/references"
+
 #: The kinds of value a setting holds (:func:`parse_value` reads each from its text).
 Value = TypeVar("Value", str, int, float, bool)
 
@@ -90,6 +93,8 @@ class Settings:
     corpus_keep: bool = _setting(False, "on a shared server, keep a conversation's corpora after it ends (off: "
                                         "they are deleted with the conversation)")
     corpus_published: str = _setting("", "a folder of corpora the operator publishes to every visitor (read-only)")
+    reference_dir: str = _setting(DEFAULT_REFERENCE_DIR, "folder where a model's STS-B dev reference cosines are kept "
+                                                         "once computed (the embedded model's ship with the package)")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -123,6 +128,11 @@ class Settings:
     def data_dir_paths(self) -> list[Path]:
         """The folders benchmark data may be read from."""
         return _paths(self.data_dir)
+
+    @property
+    def reference_path(self) -> Path:
+        """The folder of computed reference cosines (ASSISTANT_REFERENCE_DIR, ``~`` expanded)."""
+        return Path(self.reference_dir or DEFAULT_REFERENCE_DIR).expanduser()
 
     @property
     def corpus_path(self) -> Path:

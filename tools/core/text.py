@@ -38,3 +38,15 @@ def text_label(index: int, text: str, width: int = 40) -> str:
     short = " ".join(text.split())
     short = short if len(short) <= width else short[: width - 1] + "…"
     return f"{index + 1}: {short}"
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` (whitespace collapsed) cut to at most ``width`` characters at a word boundary, with an ellipsis
+    when anything was left out (a single word longer than that is cut inside it)."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[: max(1, width - 1)]
+    if " " in cut and not flat[len(cut)].isspace():
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:.") + "…"

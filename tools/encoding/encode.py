@@ -11,6 +11,7 @@ import torch
 
 from tools.core import cancel
 from tools.core.errors import UserError
+from tools.encoding import unknown
 from tools.encoding.cache import encoding_cache
 from tools.encoding.forward import forward_batch
 from tools.models.hub import LoadedModel
@@ -142,6 +143,9 @@ def encode(
                 key = missing[i]
                 found[key] = enc
                 cache.put((*key, limit, "last" if last_only else attentions), enc, enc.nbytes)
+    for key in unique if unknown.watching() else ():
+        enc = found[key]
+        unknown.note(lm, enc.text, enc.input_ids.tolist(), enc.offsets, enc.pair, enc.sequence_ids)
     return [found[x].copy(attentions) for x in inputs]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from tools.encoding.unknown import Unseen
 from tools.models.cpu import Cpu, Measured
 
 
@@ -99,6 +100,7 @@ class Tokens:
         max_length: the ``max_length`` asked for, if any.
         padding: the padding asked for, if any.
         truncation: whether truncation was asked for.
+        unseen: its tokens the vocabulary lacks (unknown tokens and the characters they stand for).
     """
 
     model: str
@@ -112,6 +114,7 @@ class Tokens:
     max_length: int | None
     padding: str | None
     truncation: bool
+    unseen: Unseen | None = None
 
 
 @dataclass(frozen=True)

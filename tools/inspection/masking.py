@@ -20,6 +20,7 @@ import torch
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.core.timing import answer
+from tools.encoding import unknown
 from tools.inspection import replies
 from tools.inspection.facts import Fills
 from tools.models.gpu import gpu
@@ -144,6 +145,7 @@ def prepare(lm: LoadedModel, text: str) -> Prepared:
     limit = lm.max_tokens
     full = tok(model_text, truncation=False)["input_ids"]
     kept = tok(model_text, truncation=True, max_length=limit)["input_ids"]
+    unknown.note(lm, text, kept)
     ids = torch.tensor(kept)
     positions = [int(p) for p in (ids == tok.mask_token_id).nonzero().flatten()]
     found_full = sum(1 for i in full if i == tok.mask_token_id)

@@ -106,9 +106,7 @@ def tokenize(t: Tokens) -> Result:
         f"**{len(frame)} tokens** ({kept - n_special} from the text, {n_pieces} of them word pieces, "
         f"{n_special} special{', ' + str(len(frame) - kept) + ' padding' if len(frame) > kept else ''})"
         f"{' for the pair' if pair else ''}. "
-        + ("The decoded text matches the input exactly." if t.decoded == source else
-           "Decoding does not give back the input exactly (see the round-trip table: "
-           f"{t.model}'s tokenizer normalises case, accents or spacing).")
+        + _round_trip(t, source)
     )
     strip = frame.assign(text="A" if pair is None else frame["segment"].replace("", "special"))
     strip = strip.head(charts.MAX_ROWS)
@@ -162,6 +160,25 @@ def path_rows(f: ModelFacts) -> list[tuple[str, str]]:
     rows.append(("measured on this kind of CPU", "not yet" if f.measured is None else
                  f"{f.measured.cpu}: full precision {f.measured.full}; int8 {f.measured.fast}"))
     return rows
+
+
+def _round_trip(t: Tokens, source: str) -> str:
+    """Whether decoding gives the input back, and why not: characters the vocabulary lacks, or normalisation."""
+    seen = t.unseen
+    lacks = ""
+    if seen is not None and seen.unknown:
+        chars = f" ({' '.join(seen.characters)})" if seen.characters else ""
+        lacks = (f"{seen.unknown} of the tokens are [UNK]: characters {t.model}'s vocabulary lacks{chars}, which "
+                 "the model sees as one and the same token and which decode to [UNK], not to the text. ")
+    elif seen is not None and seen.letter_by_letter:
+        lacks = (f"{seen.spelled} of the tokens are single letters: {t.model}'s vocabulary has no words of this "
+                 "script, so it spells the text letter by letter. ")
+    if t.decoded == source:
+        return lacks + "The decoded text matches the input exactly."
+    if lacks:
+        return lacks + "Decoding does not give back the input exactly (see the round-trip table)."
+    return ("Decoding does not give back the input exactly (see the round-trip table: "
+            f"{t.model}'s tokenizer normalises case, accents or spacing).")
 
 
 def describe(f: ModelFacts) -> Result:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from tools.core.errors import UserError
 from tools.core.timing import answer
+from tools.encoding import unknown
 from tools.inspection import replies
 from tools.inspection.facts import Padding, Tokens
 from tools.models.hub import LoadedModel, as_model
@@ -75,10 +76,13 @@ def tokenization(
             "segment": "" if seq_ids[i] is None else "AB"[seq_ids[i]],
             "kind": "padding" if pad else "special" if special else "word piece" if piece else "word",
         })
+    offsets = [tuple(o) for o in enc["offset_mapping"]]
+    unknown.note(lm, texts[0], ids, offsets, pair, seq_ids)
+    unseen = unknown.look(lm, texts[0], ids, offsets, pair, seq_ids)
     decoded = tok.decode(ids, skip_special_tokens=True)
     with_specials = tok.decode([i for i, r in zip(ids, rows) if r["kind"] != "padding"])
     return Tokens(lm.name, tuple(texts), pd.DataFrame(rows), decoded, with_specials, len(full["input_ids"]),
-                  limit, lm.max_tokens, max_length, padding, truncation)
+                  limit, lm.max_tokens, max_length, padding, truncation, unseen)
 
 
 #: The one-call tool: :func:`tokenization` answered as a Result by the family's formatter.

@@ -47,6 +47,8 @@ class ModelState:
         mlm_head: the masked-LM head (``tools.inspection.masking`` builds it on first use).
         input_embeddings: the unit-length input-embedding rows (``tools.similarity.neighbors``).
         sentence: the sentence-transformers recipe, read once (None: the model has none).
+        references: its STS-B dev reference cosines per pooling (``tools.benchmark.reference``; empty: none).
+        neighbourhoods: how close vocabulary rows' nearest neighbours are (``tools.similarity.neighbors``).
     """
 
     backend: Backend = field(default_factory=TorchBackend)
@@ -54,6 +56,8 @@ class ModelState:
     threads: ThreadChooser = field(default_factory=ThreadChooser)
     mlm_head: Any = None  # tools.models.mlm_head.MaskedLMHead (not imported: it imports this module)
     input_embeddings: Any = None  # tools.similarity.neighbors.InputEmbeddings
+    references: Any = None  # dict[str, tools.similarity.reference.Reference]
+    neighbourhoods: Any = None  # numpy (rows, MAX_K) nearest-neighbour cosines of sampled vocabulary rows
     sentence: SentenceConfig | None = _UNREAD
 
 

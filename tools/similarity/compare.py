@@ -16,7 +16,7 @@ from tools.encoding.pooling import (
     usable_pooling,
 )
 from tools.models.hub import LoadedModel, as_model
-from tools.similarity import replies
+from tools.similarity import replies_compare
 from tools.similarity.facts import Comparison
 
 
@@ -63,4 +63,4 @@ def comparison(
 
 
 #: The one-call tool: :func:`comparison` answered as a Result by the family's formatter.
-compare = answer(comparison, replies.compare, "compare")
+compare = answer(comparison, replies_compare.compare, "compare")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tools.encoding.pooling import Pooling
+from tools.similarity.reference import References
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Comparison:
         num_layers: how many layers the model has (``layer == num_layers`` is the last).
         asked_pool: the ``pool`` the caller asked for (``all`` or one name).
         warnings: truncated texts, an sbert recipe that ignored ``layer``.
+        references: the model's reference cosines to judge these against, or why there are none (None: not
+            looked up, as in a notebook's call).
     """
 
     model: str
@@ -41,6 +44,7 @@ class Comparison:
     num_layers: int
     asked_pool: str
     warnings: list[str] = field(default_factory=list)
+    references: References | None = None
 
 
 # --- why -----------------------------------------------------------------------------------
@@ -286,6 +290,8 @@ class Neighbours:
         rows: how many rows the space has; dims: their size.
         neighbours: one row per neighbour, best first (rank, neighbour, id, cosine; ``word piece`` for model).
         k: how many were asked for.
+        sample: the mean cosine of the ``k`` nearest neighbours of each of a seeded sample of whole words of the
+            same space: what this word's neighbourhood is read against (empty: none).
     """
 
     word: str
@@ -296,3 +302,4 @@ class Neighbours:
     dims: int
     neighbours: pd.DataFrame
     k: int
+    sample: np.ndarray = field(default_factory=lambda: np.zeros(0))

@@ -15,10 +15,9 @@ import pandas as pd
 
 from tools import charts
 from tools.core.results import Artifact, Chart, Result, Table, csv_text
-from tools.core.text import code, layer_note, md, text_label
+from tools.core.text import code, md, text_label
 from tools.encoding.pooling import Pooling
 from tools.similarity.facts import (
-    Comparison,
     Embedding,
     Neighbours,
     StaticSentences,
@@ -26,48 +25,18 @@ from tools.similarity.facts import (
     Strategy,
     WordInContext,
 )
-
-
-def compare(c: Comparison) -> Result:
-    """Two texts: one row per pooling and bars. More: a matrix per pooling and a heatmap of the first."""
-    where = layer_note(c.layer, c.num_layers)
-    settings = {"pool": c.asked_pool, "layer": c.layer}
-    if len(c.texts) == 2:
-        frame = pd.DataFrame({
-            "pooling": [p.value for p in c.poolings],
-            "a": c.texts[0],
-            "b": c.texts[1],
-            "cosine": [float(c.cosines[p][0, 1]) for p in c.poolings],
-        })
-        if len(c.poolings) == 1:
-            text = (f"Cosine similarity **{frame['cosine'][0]:.4f}** "
-                    f"({c.poolings[0].value} pooling, {where}, {c.model}).")
-        else:
-            parts = ", ".join(f"{r.pooling} {r.cosine:.4f}" for r in frame.itertuples())
-            text = f"Cosine similarity by pooling ({where}, {c.model}): {parts}."
-        chart = charts.bars(frame, "pooling", "cosine", title="Cosine similarity by pooling",
-                            domain=(min(0.0, float(frame["cosine"].min())), 1.0), sort=None)
-        return Result("compare", text, [Table("similarity", frame)], [Chart("similarity", chart)],
-                      c.warnings, c.model, settings=settings)
-    labels = [text_label(i, t) for i, t in enumerate(c.texts)]
-    tables, tidy = [], []
-    for p in c.poolings:
-        m = pd.DataFrame(c.cosines[p], index=labels, columns=labels).round(6)
-        tables.append(Table(f"similarity ({p.value})", m.reset_index(names="text")))
-        long = m.stack().rename("cosine").reset_index()
-        long.columns = ["a", "b", "cosine"]
-        tidy.append(long.assign(pooling=p.value))
-    frame = pd.concat(tidy, ignore_index=True)
-    best = frame[frame["a"] < frame["b"]].sort_values("cosine", ascending=False).iloc[0]
-    first = c.poolings[0].value
-    heat = charts.heatmap(frame[frame["pooling"] == first], "b", "a", "cosine",
-                          title=f"Cosine similarity ({first} pooling)",
-                          x_order=labels, y_order=labels, domain=(min(0.0, float(frame["cosine"].min())), 1.0))
-    text = (f"Similarity matrix of {len(c.texts)} texts ({', '.join(p.value for p in c.poolings)} pooling, "
-            f"{where}, {c.model}). Most similar pair: **{md(best['a'])}** and **{md(best['b'])}** "
-            f"({best['cosine']:.4f}, {best['pooling']}).")
-    return Result("compare", text, tables, [Chart("similarity", heat)], c.warnings, c.model, settings=settings)
-
+from tools.similarity.verdicts import (
+    DIFFERENT_SHARE,
+    LOOSE_PERCENTILE,
+    SAME_SHARE,
+    TIGHT_PERCENTILE,
+    Sameness,
+    Tightness,
+    floor_of,
+    percentile_in,
+    sameness,
+    tightness,
+)
 
 # --- word ----------------------------------------------------------------------------------
 
@@ -155,7 +124,38 @@ def _word_text(w: WordInContext) -> str:
         parts = ", ".join(f"{r['strategy']} {r['mean cosine']:.4f}" for _, r in w.summary.iterrows())
         body = (f"Mean cosine between occurrences by layer strategy: {parts}. The baselines (the word against "
                 "the other tokens of its sentences, and against a random token) are in the `strategies` table.")
-    return f"{head} {body} For the baselines, {rand}."
+    return f"{_word_verdict(w)} {head} {body} For the baselines, {rand}."
+
+
+#: How a verdict on two occurrences of a word reads.
+SAMENESS_WORDS = {
+    Sameness.SAME: "nearly the same vector",
+    Sameness.RELATED: "related but not the same vector",
+    Sameness.DIFFERENT: "different vectors, hardly closer to each other than to the baselines",
+}
+
+
+def _word_verdict(w: WordInContext) -> str:
+    """The answer first: are the occurrences the same vector? Under the last layer (or the one strategy run)."""
+    strat = Strategy.LAST if Strategy.LAST in w.strategies else w.strategies[0]
+    row = w.summary[w.summary["strategy"] == strat.value].iloc[0]
+    floor = floor_of(row["context baseline"], row["random-token baseline"])
+    pairs = w.pairs[w.pairs["strategy"] == strat.value].sort_values("cosine", ascending=False)
+    scale = (f"({strat.value} strategy, {md(w.model)}; read from the higher baseline, {floor:.2f}, to 1.0: "
+             f"{SAME_SHARE:.0%} of the way or more counts as the same, under {DIFFERENT_SHARE:.0%} as different)")
+    if pairs.empty:
+        return ""
+    if len(pairs) == 1:
+        cos = float(pairs.iloc[0]["cosine"])
+        return (f"The two **{md(w.word)}**s are **{SAMENESS_WORDS[sameness(cos, floor)]}**: cosine {cos:.4f} "
+                f"{scale}.")
+    top, low = pairs.iloc[0], pairs.iloc[-1]
+    said = [f"{top['a']} and {top['b']}, are **{SAMENESS_WORDS[sameness(float(top['cosine']), floor)]}** "
+            f"({top['cosine']:.4f})",
+            f"{low['a']} and {low['b']}, **{SAMENESS_WORDS[sameness(float(low['cosine']), floor)]}** "
+            f"({low['cosine']:.4f})"]
+    return f"Of the {len(w.occurrences)} **{md(w.word)}**s, the closest pair, " + "; the farthest, ".join(said) + (
+        f" {scale}.")
 
 
 # --- embed ---------------------------------------------------------------------------------
@@ -335,32 +335,30 @@ def neighbors(n: Neighbours) -> Result:
             f"the mean of its {len(n.query)} pieces {code(' '.join(n.query), 60)}")
         space = f"{n.source}'s input-embedding matrix ({n.rows:,} rows; special and [unused] rows skipped)"
     best = ", ".join(f"{md(r['neighbour'])} ({r['cosine']:.3f})" for r in frame.head(5).to_dict("records"))
-    text = f"The {len(frame)} nearest neighbours of **{md(n.word)}** by cosine in {space}, from {query}: {best}."
+    tight = _tightness(n)
+    text = (f"{tight} They are measured by cosine in {space}, from {query}: {best}." if tight else
+            f"The {len(frame)} nearest neighbours of **{md(n.word)}** by cosine in {space}, from {query}: {best}.")
     return Result("neighbors", text, [Table("neighbours", frame)], [Chart("neighbours", chart)], [], n.source,
                   settings={"space": n.space, "k": n.k})
 
 
+TIGHTNESS_WORDS = {Tightness.TIGHT: "A tight neighbourhood", Tightness.TYPICAL: "An ordinary neighbourhood",
+                   Tightness.LOOSE: "A loose neighbourhood"}
+
+
+def _tightness(n: Neighbours) -> str:
+    """The answer first: how close the neighbours are, against sampled words' neighbours in the same space."""
+    if not len(n.sample) or n.neighbours.empty:
+        return ""
+    mean = float(n.neighbours["cosine"].mean())
+    pct = percentile_in(mean, n.sample)
+    return (f"**{TIGHTNESS_WORDS[tightness(pct)]}**: the {len(n.neighbours)} nearest neighbours of "
+            f"**{md(n.word)}** average cosine {mean:.3f}, closer than those of {pct:.0f}% of {len(n.sample)} sampled "
+            f"words of the same space (their median {float(np.median(n.sample)):.3f}; tight above "
+            f"{TIGHT_PERCENTILE:.0f}%, loose below {LOOSE_PERCENTILE:.0f}%).")
+
+
 # --- where two models' answers differ (`--vs`) ----------------------------------------------
-
-def compare_difference(a: Comparison, b: Comparison, names: tuple[str, str]) -> str:
-    """One sentence on where two models' comparisons of the same texts differ."""
-    fa, fb = compare(a).tables[0].frame, compare(b).tables[0].frame
-    if "cosine" in fa.columns:
-        parts = [f"{ra.pooling} {ra.cosine:.4f} vs {rb.cosine:.4f} ({rb.cosine - ra.cosine:+.4f})"
-                 for ra, rb in zip(fa.itertuples(), fb.itertuples())]
-        return "cosine " + "; ".join(parts) + "."
-    da, db = fa.set_index("text").to_numpy(float), fb.set_index("text").to_numpy(float)
-    gap = float(np.abs(da - db).max())
-    return (f"the similarity matrices differ by at most {gap:.4f} in a cell; "
-            f"{_best_pair(fa)} is the closest pair for {md(names[0])}, {_best_pair(fb)} for {md(names[1])}.")
-
-
-def _best_pair(frame: pd.DataFrame) -> str:
-    values = frame.set_index("text").to_numpy(float).copy()
-    np.fill_diagonal(values, -np.inf)
-    i, j = np.unravel_index(np.argmax(values), values.shape)
-    return f"{i + 1}–{j + 1}"
-
 
 def word_difference(a: WordInContext, b: WordInContext, names: tuple[str, str]) -> str:
     """One sentence on the layer strategy whose mean cosine between occurrences moves most between models."""

@@ -8,6 +8,7 @@ the PyTorch encoder in both.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -15,7 +16,7 @@ import re
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,36 @@ class OnnxBackend:
         return torch.from_numpy(session.run(["hidden_states"], inputs)[0]), None
 
 
+class _QuantiserNotes(logging.Filter):
+    """Drops ONNX Runtime's quantiser notes (one INFO line per tensor, and the advice to pre-process the model,
+    some on the root logger) wherever they would be written; its other warnings and errors pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from_ort = record.name.startswith("onnxruntime") or f"{os.sep}onnxruntime{os.sep}" in record.pathname
+        advice = str(record.msg).startswith("Please consider to run pre-processing")
+        return not from_ort or (record.levelno >= logging.WARNING and not advice)
+
+
+@contextlib.contextmanager
+def quiet_quantiser() -> Iterator[None]:
+    """Keep the quantiser's INFO lines off the terminal (and out of every log handler) while it runs; the
+    application's logging is left as it was configured, warnings included."""
+    notes = _QuantiserNotes()
+    handlers = {h for lg in (logging.getLogger(), logging.getLogger("onnxruntime")) for h in lg.handlers}
+    loggers = [logging.getLogger(), logging.getLogger("onnxruntime")]
+    for h in handlers:
+        h.addFilter(notes)
+    for lg in loggers:
+        lg.addFilter(notes)
+    try:
+        yield
+    finally:
+        for h in handlers:
+            h.removeFilter(notes)
+        for lg in loggers:
+            lg.removeFilter(notes)
+
+
 def export_onnx(lm: Any, int8: bool) -> str | None:
     """The float encoder's hidden-state forward as an ONNX model; its path, or None when it cannot be made.
 
@@ -131,9 +162,7 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
         work = Path(tempfile.mkdtemp(dir=target))
         _export(lm, names, work / "float.onnx")
         if int8:
-            # The quantiser suggests pre-processing on the root logger once per export; the root logger is
-            # left as the application configured it.
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), quiet_quantiser():
                 warnings.simplefilter("ignore")
                 quantize_dynamic(str(work / "float.onnx"), str(work / "int8.onnx"), weight_type=QuantType.QInt8,
                                  per_channel=True, op_types_to_quantize=["MatMul"])
