@@ -129,15 +129,21 @@ def test_a_new_reply_lands_with_its_first_line_in_view(live_app, browser):
 
 
 def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
-    """30 turns of `attend`: the bytes each command sends do not grow, and every reply stays reachable."""
+    """30 turns of `attend` with two reloads between them: the bytes each command sends do not grow, and every
+    reply stays reachable (a reload brings the whole conversation back)."""
     page, watch = _page(browser, live_app)
     sent = []
     for turn in range(30):
+        if turn in (10, 20):
+            page.reload()
+            ready(page)
+            assert page.locator(REPLIES).count() == turn  # nothing lost
         before = len(watch.sent)
         ask(page, f"attend The cat sat on the mat number {turn}")
         sent.append(watch.bytes_sent(before))
     assert sent[29] <= 1.2 * sent[2], sent
     assert page.locator(REPLIES).count() == 30
+    assert [f"number {t}" in log_text(page) for t in range(30)] == [True] * 30
     assert "number 0" in log_text(page)
     # the first reply's chart was put to rest to keep the page light, and comes back on a click
     first = page.locator(REPLIES).first
