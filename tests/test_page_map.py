@@ -76,6 +76,28 @@ def test_map_draws_every_point_hovers_selects_and_searches_the_selection(serve, 
     assert "the 40 selected rows" in reply.inner_text()
     ids = [int(c) for c in reply.node.locator(".reply-table tbody tr td:nth-child(3)").all_inner_texts()]
     assert ids and set(ids) <= set(chosen), ids
+    # a lasso drawn with the mouse (shift + drag): the points inside the drawn square are selected and listed
+    page.evaluate(f"{state}.plot.deselect()")
+    page.locator(".map-canvas").scroll_into_view_if_needed()
+    box = page.locator(".map-canvas").bounding_box()  # the search reply below has moved the map
+    at = page.evaluate(f"{state}.plot.getScreenPosition(123)")  # a square around a point that is surely there
+    cx = min(max(box["x"] + at[0], box["x"] + 80), box["x"] + box["width"] - 80)  # the square stays on the map
+    cy = min(max(box["y"] + at[1], box["y"] + 80), box["y"] + box["height"] - 80)
+    corners = [(cx - 70, cy - 70), (cx + 70, cy - 70), (cx + 70, cy + 70), (cx - 70, cy + 70), (cx - 70, cy - 68)]
+    page.keyboard.down("Shift")
+    page.mouse.move(*corners[0])
+    page.mouse.down()
+    for x, y in corners[1:]:
+        page.mouse.move(x, y, steps=12)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    page.wait_for_function(f"() => {state}.plot.get('selectedPoints').length > 0", timeout=10_000)
+    lassoed = page.evaluate(f"{state}.plot.get('selectedPoints')")
+    inside = page.evaluate(f"""(ids) => ids.map(i => {state}.plot.getScreenPosition(i))""", lassoed)
+    assert all(cx - 75 - box["x"] <= x <= cx + 75 - box["x"] and cy - 75 - box["y"] <= y <= cy + 75 - box["y"]
+               for x, y in inside), "a lassoed point lies outside the drawn square"
+    page.wait_for_function(f"() => document.querySelector('#map-selection').innerText.includes('{len(lassoed):,} "
+                           "selected')", timeout=10_000)
     assert watch.page_errors == [], watch.page_errors
     assert page.evaluate("window.assistant.errors") == []
     page.screenshot(path=str(tmp_path / "map-20k.png"))
