@@ -79,6 +79,14 @@ def _examples_draw(browser, live_app, hub, tmp_path, examples: list[str], drawn_
         assert reply.ok == expect_ok, (line, text[:300])
         charts, drawn = reply.charts()
         assert drawn == charts, (line, charts, drawn, chart_errors(page))
+        # a chart fits its reply, or scrolls inside it with a visible cue: never cut off silently
+        fits = reply.node.evaluate("""r => [...r.querySelectorAll('.chart')].map(c => {
+            const box = c.getBoundingClientRect(), own = r.getBoundingClientRect();
+            const wide = c.scrollWidth > c.clientWidth + 2;
+            return box.right <= own.right + 1 && (!wide || (c.classList.contains('wide')
+                && getComputedStyle(c).overflowX === 'auto' && !!c.nextElementSibling
+                && c.nextElementSibling.classList.contains('wide-cue'))); })""")
+        assert all(fits), (line, fits)
         drawn_total += drawn
     assert chart_errors(page) == []
     assert watch.page_errors == [], watch.page_errors

@@ -107,7 +107,7 @@ def test_static_rows_and_contextual_vectors_share_the_vocabulary_basis(lm):
     assert '"line"' in marks  # the line from each static position to its contextual one
     assert chart_rows(spec) <= charts.MAX_ROWS
     listed = [row["listing"] for rows in spec["datasets"].values() for row in rows if "listing" in row]
-    bank = [line for line in listed if line.startswith("bank ")]  # each token is drawn twice: listed as which
+    bank = list(dict.fromkeys(line for line in listed if line.startswith("bank ")))  # drawn twice: listed as which
     assert len(bank) == 2 and len(set(bank)) == 2 and {b.rsplit(" ", 1)[-1] for b in bank} == {"static", "contextual"}
     assert "PC1 (" in marks and "PC2 (" in marks  # the axes name the components and their explained variance
 
@@ -266,3 +266,16 @@ def test_glove_basis_leaves_out_unknown_words_and_says_so(run):
     assert reply.ok, reply.error
     assert "zxqvbnm" not in set(reply.result.tables[0].frame["word"])
     assert any("zxqvbnm" in w and "left out" in w for w in reply.result.warnings)
+
+
+def test_labels_that_would_overlap_are_thinned_and_the_rest_kept():
+    import pandas as pd
+
+    from tools.charts.scatter import thinned
+
+    crowded = pd.DataFrame({"dim1": [0.0, 0.001, 0.002, 1.0, 0.5], "dim2": [0.0, 0.0, 0.001, 1.0, 0.5],
+                            "token": ["bank", "banks", "banker", "river", "money"]})
+    kept = thinned(crowded, "dim1", "dim2", "token", 300)
+    assert list(kept["token"]) == ["bank", "river", "money"]  # three words on one spot: the first stays
+    spread = crowded.assign(dim1=[0.0, 0.3, 0.6, 1.0, 0.45], dim2=[0.0, 0.3, 0.6, 1.0, 0.9])
+    assert len(thinned(spread, "dim1", "dim2", "token", 300)) == 5  # nothing overlaps: every label drawn

@@ -110,9 +110,26 @@
         renderer: "canvas",
       });
       A.views.set(id, result.view);
+      markWide(el);
     } catch (err) {
       A.errors.push(`${id}: ${err && err.message ? err.message : err}`);
       el.textContent = "This chart could not be drawn here; its table and the JSON download hold every number.";
+    }
+  }
+
+  // A chart wider than its reply scrolls sideways; say so where it is cut, so nothing is hidden silently.
+  function markWide(el) {
+    const wide = el.scrollWidth > el.clientWidth + 2;
+    el.classList.toggle("wide", wide);
+    const next = el.nextElementSibling;
+    const cue = next && next.classList.contains("wide-cue") ? next : null;
+    if (wide && !cue) {
+      const note = document.createElement("div");
+      note.className = "wide-cue";
+      note.textContent = "This chart is wider than the reply: scroll it sideways for the rest →";
+      el.after(note);
+    } else if (!wide && cue) {
+      cue.remove();
     }
   }
 

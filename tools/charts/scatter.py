@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from tools.charts.rows import MAX_ROWS, check_rows
@@ -43,6 +44,25 @@ def scatter_panels(
 
 #: The pairs of components drawn side by side: Altair has no 3-D, so 3-D becomes three views.
 PROJECTION_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {2: ((0, 1),), 3: ((0, 1), (0, 2), (1, 2))}
+
+
+def thinned(frame: pd.DataFrame, x: str, y: str, label: str, size: int, char_px: float = 6.0,
+            line_px: float = 12.0) -> pd.DataFrame:
+    """The rows whose labels, drawn at 10 px beside their points in a ``size``-pixel view, overlap no label
+    kept before them (first come, first kept): a crowded map shows readable words, not a smear."""
+    if frame.empty:
+        return frame
+    xs, ys = frame[x].to_numpy(dtype=float), frame[y].to_numpy(dtype=float)
+    span_x, span_y = max(float(np.ptp(xs)), 1e-12), max(float(np.ptp(ys)), 1e-12)
+    px, py = (xs - xs.min()) / span_x * size, (ys.max() - ys) / span_y * size
+    kept: list[int] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for i, text in enumerate(frame[label].astype(str)):
+        box = (px[i] + 6, py[i] - 4 - line_px, px[i] + 6 + char_px * len(text), py[i] - 4)
+        if all(box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1] for b in boxes):
+            kept.append(i)
+            boxes.append(box)
+    return frame.iloc[kept]
 
 
 def projection_views(
@@ -107,8 +127,9 @@ def projection_views(
         # named "<base>_<position>" as Altair renames layered concat views: the brush's view list stays exact
         layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
                       .encode(**point_enc).add_params(brush))
-        if label:
-            layers.append(alt.Chart(frame).mark_text(align="left", dx=6, dy=-4, fontSize=10)
+        if label:  # only labels that do not overlap another in this view (the tooltips and the list keep all)
+            layers.append(alt.Chart(thinned(frame, fields[a], fields[b], label, size))
+                          .mark_text(align="left", dx=6, dy=-4, fontSize=10)
                           .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
         views.append(alt.layer(*layers).properties(width=size, height=size))
     chosen = (alt.Chart(frame).mark_text(align="left", baseline="middle", fontSize=11)
