@@ -96,7 +96,7 @@ def test_the_map_command_issues_a_token_for_its_conversation_only(synthetic, hub
     r = reply.result
     assert r.text.startswith("**3,000 points**") and "PCA" in r.text and "explained variance" in r.text
     token = r.settings["map"]
-    assert len(token) >= 32 and registry.get(token).conversation == session.key
+    assert len(token) >= 32 and registry.get(token).conversation == session.page_key
     assert len(json.dumps(reply.to_json())) < 4000  # no coordinates in the JSON: a table and a token
     names = [a.filename for a in r.artifacts]
     assert "map_pca.parquet" in names and "map_pca.html" in names
@@ -118,7 +118,7 @@ def test_search_and_clusters_in_a_selection(synthetic, hub):
     from tools.corpus import search
 
     ids, scores = search.among_rows(corpus, np.asarray(corpus.unit_vectors()[[5]]), registry.selection(
-        session.key).ids, 10)
+        session.page_key).ids, 10)
     assert set(ids[0]) <= set(chosen) and np.all(np.diff(scores[0]) <= 1e-6)
     reply = execute("clusters --k 3 --in selection", session, hub, settings, maps=registry)
     assert reply.ok, reply.error
