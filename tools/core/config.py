@@ -68,6 +68,8 @@ class Settings:
     conversation_mb: int = _setting(20, "disk one kept conversation may take, in MB (past it the oldest replies "
                                         "go first)", 1)
     max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
+    trim_memory: bool = _setting(True, "after visitors' conversations are freed, give the memory the allocator "
+                                       "keeps back to the system (glibc's malloc_trim)")
     onnx_rows: int = _setting(16, "a full-precision CPU model's batches of this many inputs or more (bulk work) "
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
