@@ -4,8 +4,8 @@ Gradio keeps a few records per browser session besides its ``state_holder`` entr
 none of them when the page closes: the queue's message queue for the session
 (``pending_messages_per_session``, an LRU of 2,000), its set of event ids
 (``pending_event_ids_session``), one analytics record per event (``event_analytics``, up to
-10,000), and the session's streams and per-session caches. :func:`forget_sessions` drops them
-for sessions that have been freed.
+10,000) and the session's streams. :func:`forget_sessions` drops them for sessions that have been
+freed (Gradio clears its per-session caches itself when the page disconnects).
 
 Freed Python objects go back to glibc's malloc, which keeps much of that memory in its arenas
 instead of returning it to the system, so a server's RSS keeps the high-water mark of every
@@ -52,13 +52,6 @@ def forget_sessions(blocks: Any, hashes: Collection[str]) -> int:
         if isinstance(streams, dict):
             for h in hashes:
                 dropped += streams.pop(h, None) is not None
-    try:
-        from gradio import caching
-
-        for h in hashes:
-            caching.clear_session_caches(h)
-    except (ImportError, AttributeError):
-        pass
     return dropped
 
 

@@ -77,7 +77,7 @@ def measure(demo, temp: Path, conversations: Path) -> dict[str, float]:
     gc.collect()
     traced, _ = tracemalloc.get_traced_memory()
     return {"rss_mb": round(rss, 1), "traced_kb": round(traced / 1024, 1), "objects": len(gc.get_objects()),
-            "sessions_alive": sum(isinstance(o, Session) for o in gc.get_objects()) - 1,  # less the page's template
+            "sessions_alive": sum(type(o) is Session for o in gc.get_objects()) - 1,  # less the page's template
             "fds": len(os.listdir("/proc/self/fd")),
             "downloads_mb": round(folder_mb(temp, "assistant-downloads-"), 2),
             "gradio_cache_mb": round(folder_mb(temp / "gradio"), 2),
@@ -137,7 +137,7 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
     return {"rows": rows, "trim_memory": settings.trim_memory, "grace_s": args.grace, "idle_s": args.idle}
 
 
-def report(runs: list[dict], args: argparse.Namespace) -> None:
+def report(runs: list[dict]) -> None:
     for n, run in enumerate(runs, start=1):
         print(f"\nrun {n} (trim_memory={run['trim_memory']}, grace {run['grace_s']} s, idle {run['idle_s']} s)")
         print(f"{'leg':>3} {'via':8} {'visitors':>8} {'replies':>9} {'RSS MB':>8} {'KB/vis':>8} {'traced KB':>10} "
@@ -145,7 +145,8 @@ def report(runs: list[dict], args: argparse.Namespace) -> None:
               f"{'gradio MB':>9} {'dl MB':>6} {'fds':>4} {'records':>20} {'load':>5}")
         for r in run["rows"]:
             records = f"{r['state']}/{r['messages']}/{r['event_ids']}/{r['analytics']}"
-            print(f"{r['leg']:>3} {r['via']:8} {r['visitors']:>8} {r.get('received', '-')!s:>4}/{r.get('sent', '-')!s:<4} "
+            replies = f"{r.get('received', '-')}/{r.get('sent', '-')}"
+            print(f"{r['leg']:>3} {r['via']:8} {r['visitors']:>8} {replies:>9} "
                   f"{r['rss_mb']:>8} {r.get('rss_kb_per_visitor', ''):>8} {r['traced_kb']:>10} "
                   f"{r.get('traced_kb_per_visitor', ''):>7} {r['objects']:>9} {r.get('objects_per_visitor', ''):>8} "
                   f"{r['sessions_alive']:>5} {r['conversations_mb']:>8} {r.get('conversations_kb_per_visitor', ''):>7} "
@@ -175,7 +176,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="fresh processes, one after another")
     parser.add_argument("--name", default="soak", help="bench/results/<name>.json")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a single run, its JSON on stdout
+    parser.add_argument("--show", nargs="+", default=[], metavar="JSON",
+                        help="print the report of runs saved earlier (a --one run's output or a results file)")
     args = parser.parse_args()
+    if args.show:
+        loaded = [json.loads(Path(f).read_text()) for f in args.show]
+        report([run for item in loaded for run in item.get("runs", [item])])
+        return
     if args.one:
         print(json.dumps(one_run(args)))
         return
@@ -189,7 +196,7 @@ def main() -> None:
         if out.returncode != 0:
             sys.exit(out.stderr[-3000:])
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    report(runs, args)
+    report(runs)
     write(args.name, {"machine": facts, "args": vars(args), "runs": runs, "load_after": os.getloadavg()})
 
 
