@@ -23,6 +23,7 @@ import argparse
 import gc
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -134,6 +135,7 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
     finally:
         tracemalloc.stop()
         demo.close()
+        shutil.rmtree(temp, ignore_errors=True)  # measured above, then gone
     return {"rows": rows, "trim_memory": settings.trim_memory, "grace_s": args.grace, "idle_s": args.idle}
 
 
@@ -175,13 +177,17 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=3600.0, help="ASSISTANT_SESSION_IDLE_S for this run")
     parser.add_argument("--runs", type=int, default=1, help="fresh processes, one after another")
     parser.add_argument("--name", default="soak", help="bench/results/<name>.json")
+    parser.add_argument("--write", action="store_true", help="with --show: write them to bench/results/<name>.json")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a single run, its JSON on stdout
     parser.add_argument("--show", nargs="+", default=[], metavar="JSON",
                         help="print the report of runs saved earlier (a --one run's output or a results file)")
     args = parser.parse_args()
     if args.show:
         loaded = [json.loads(Path(f).read_text()) for f in args.show]
-        report([run for item in loaded for run in item.get("runs", [item])])
+        runs = [run for item in loaded for run in item.get("runs", [item])]
+        report(runs)
+        if args.write:
+            write(args.name, {"machine": machine(), "args": vars(args), "runs": runs, "load_after": os.getloadavg()})
         return
     if args.one:
         print(json.dumps(one_run(args)))
