@@ -3,7 +3,8 @@
 Lives here: ``commands`` (the command table, by family), ``parsing`` (a line -> an invocation, did-you-mean),
 ``understanding`` (a question in words -> a command line), ``dispatch`` (run under limits; errors -> one
 sentence and a reference id), ``versus`` (``--vs``: one command on two models), ``session``, ``store`` and
-``visitors`` (what a conversation keeps, and when it is freed), ``conversations`` (each conversation kept on
+``visitors`` (what a conversation keeps, and when it is freed), ``memory`` (Gradio's other records of a
+freed visitor, and memory the allocator keeps), ``conversations`` (each conversation kept on
 disk so a reload or a restart loses nothing), ``conversation`` (again, history, export),
 ``sharing`` (permalinks, exports), ``corpora`` (which corpora a conversation may read; encoding jobs),
 ``maps`` (corpus maps served to the page: per-conversation tokens and the binary endpoints), ``render`` (the

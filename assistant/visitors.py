@@ -11,6 +11,10 @@ folder first) when its page has closed for ``ASSISTANT_CLOSED_GRACE_S``, when it
 been idle for ``ASSISTANT_SESSION_IDLE_S``, and, past ``ASSISTANT_MAX_SESSIONS`` entries,
 the longest idle first. A background thread sweeps every few seconds, and deletes the conversations
 kept on disk (:mod:`assistant.conversations`) that nobody has used for the idle time.
+
+Freeing a session also drops Gradio's other records of it (its queue's message queue, event ids and
+analytics records: :func:`assistant.memory.forget_sessions`), and, with ``ASSISTANT_TRIM_MEMORY``, hands
+the memory glibc keeps after the frees back to the system (:func:`assistant.memory.trim`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from assistant.conversations import Conversations
 from assistant.corpora import forget
+from assistant.memory import forget_sessions, trim
 from assistant.session import Session
 from tools.core.config import Settings
 
@@ -113,29 +118,38 @@ class Visitors:
         over = len(order) - len(set(due) & set(order)) - self.max_sessions
         if over > 0:
             due += [h for h in order if h not in due][:over]
-        for session_hash in due:
-            self.free(session_hash)
+        self.free(*due)
         if now - self._disk_swept >= min(60.0, self.idle_s / 4):
             self._disk_swept = now
             self.conversations.sweep()
         return len(due)
 
-    def free(self, session_hash: str) -> None:
-        """Close the visitor's conversation and drop Gradio's whole entry for the session."""
+    def free(self, *session_hashes: str) -> int:
+        """Close the visitors' conversations and drop Gradio's whole entries and records for the sessions;
+        returns how many entries were freed."""
         with self._lock:
-            self._left.pop(session_hash, None)
+            for session_hash in session_hashes:
+                self._left.pop(session_hash, None)
         holder = self._holder()
-        if holder is None:
-            return
-        entry = holder.session_data.get(session_hash)
-        if entry is None:
-            return
-        for value in list(entry.state_data.values()):
-            if isinstance(value, Session):
-                value.close()
-                if not self.conversations.kept:  # a kept conversation's corpora go when it idles out
-                    forget(self.settings, value.id)
-        with holder.lock:
-            holder.session_data.pop(session_hash, None)
-            holder.time_last_used.pop(session_hash, None)
-        self.freed += 1
+        if holder is None or not session_hashes:
+            return 0
+        freed = 0
+        for session_hash in session_hashes:
+            entry = holder.session_data.get(session_hash)
+            if entry is None:
+                continue
+            for value in list(entry.state_data.values()):
+                if isinstance(value, Session):
+                    value.close()
+                    if not self.conversations.kept:  # a kept conversation's corpora go when it idles out
+                        forget(self.settings, value.id)
+            with holder.lock:
+                holder.session_data.pop(session_hash, None)
+                holder.time_last_used.pop(session_hash, None)
+            del entry
+            freed += 1
+        forget_sessions(self._blocks() if self._blocks is not None else None, session_hashes)
+        self.freed += freed
+        if freed and self.settings.trim_memory:
+            trim()
+        return freed

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -122,9 +123,34 @@ def _visitors(r: dict) -> list[list[str]]:
              f"{r['load_after'][0]:.1f})"]]
 
 
+def _soak(r: dict) -> list[list[str]]:
+    runs = r["runs"]
+    rows = runs[0]["rows"]
+    legs, per_leg = len(rows) - 1, rows[-1]["visitors"]
+    via = "through the page" if all(row["via"] == "page" for row in rows[1:]) else \
+        f"{sum(row['via'] == 'page' for row in rows[1:])} legs through the page, then HTTP with the page's events"
+    last = [run["rows"][-1] for run in runs]
+    cpu = f"{r['machine']['cpu']}, {r['machine']['cores']} cores"
+
+    def med(key: str) -> float:
+        return statistics.median(row[key] for row in last)
+
+    ours = (f"last leg: {med('rss_kb_per_visitor'):,.0f} KB of RSS, {med('traced_kb_per_visitor'):.1f} KB traced, "
+            f"{med('objects_per_visitor'):.1f} objects per departed visitor"
+            + (f" (medians of {len(runs)} runs)" if len(runs) > 1 else ""))
+    half = len(rows) // 2
+    mid, end = rows[half]["rss_mb"], rows[-1]["rss_mb"]
+    plateau = [f"RSS {mid:,.0f} MB after {half * per_leg} visitors, {end:,.0f} MB after {legs * per_leg} "
+               f"({100 * (end - mid) / mid:+.1f}%)"]
+    disk = (f"disk per visitor: {med('conversations_kb_per_visitor'):.0f} KB of kept conversation (until the idle "
+            f"time), {med('gradio_cache_kb_per_visitor'):.0f} KB of Gradio's file cache (its `delete_cache` age)")
+    return [[f"{legs} legs of {per_leg} visitors ({via}), 5 commands each, the page closed and freed after "
+             f"{runs[0]['grace_s']:g} s (`bench/soak.py`)", ours, f"{plateau[0]}; {disk}", cpu]]
+
+
 SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
-           ("why", _why), ("visitors", _visitors)]
+           ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak)]
 
 
 def table() -> str:

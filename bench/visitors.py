@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=200)
     parser.add_argument("--wave", type=int, default=4, help="visitors at once")
     parser.add_argument("--json", action="store_true",
-                        help="a short check (tests/test_visitors.py): only the app as shipped, its row as JSON, "
+                        help="a short check: only the app as shipped, its row as JSON, "
                         "nothing written to bench/results")
     args = parser.parse_args()
     if args.json:
