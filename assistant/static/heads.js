@@ -22,7 +22,7 @@ const STYLE = `
 .heads-key canvas { height: 10px; width: 120px; }
 .head-view { border-top: 1px solid #e5e7eb; padding-top: 6px; max-width: 100%; overflow-x: auto; }
 .head-view .hv-controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; font-size: 0.85em; }
-.head-view select { font-size: 1em; padding: 1px 4px; }
+.head-view select { font-size: 1em; padding: 1px 6px; appearance: auto; background-image: none; width: auto; }
 .head-view .hv-swatches { display: flex; gap: 3px; }
 .head-view .hv-swatches i { display: inline-block; width: 11px; height: 11px; border-radius: 2px; }
 .head-view .hv-body { display: flex; align-items: flex-start; margin-top: 6px; }
@@ -198,7 +198,7 @@ function headView(state) {
   const pick = () => {
     state.layer = Number(layer.value);
     state.head = Number(head.value);
-    swatches.hidden = state.head >= 0;
+    swatches.style.display = state.head >= 0 ? "none" : "";
     drawLines(state);
   };
   layer.addEventListener("change", pick);
