@@ -26,7 +26,10 @@ CANVASES = """r => [...r.querySelectorAll('.drawing .heads-grid canvas')].map(c 
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     const colours = new Set();
     let opaque = true;
-    for (let i = 0; i < d.length; i += 4) { colours.add(d[i] << 16 | d[i + 1] << 8 | d[i + 2]); opaque &&= d[i + 3] === 255; }
+    for (let i = 0; i < d.length; i += 4) {
+      colours.add(d[i] << 16 | d[i + 1] << 8 | d[i + 2]);
+      opaque &&= d[i + 3] === 255;
+    }
     return opaque && colours.size > 1; })"""
 #: The head view's state and a fingerprint of its lines' pixels.
 HEAD_VIEW = """r => { const h = r.querySelector('.drawing'); const c = h.querySelector('canvas.hv-lines');
