@@ -382,7 +382,9 @@ def launch_options(settings: Settings) -> dict[str, Any]:
     gr.set_static_paths([str(bundle.parent), str(STATIC)])
     head = (f"<script type='module' src='gradio_api/file={html.escape(str(bundle), quote=True)}'></script>"
             + MAP_HEAD.format(scatter=html.escape(str(STATIC / "scatter.js"), quote=True),
-                              drawing=html.escape(str(STATIC / "map.js"), quote=True)))
+                              drawing=html.escape(str(STATIC / "map.js"), quote=True))
+            + f"<script type='module' src='gradio_api/file={html.escape(str(STATIC / 'heads.js'), quote=True)}'>"
+            "</script>")
     return {"css": (STATIC / "page.css").read_text(encoding="utf-8"),
             "js": (STATIC / "page.js").read_text(encoding="utf-8"), "head": head,
             "show_error": False, "max_file_size": f"{max(settings.max_upload_mb, settings.corpus_max_mb)}mb",

@@ -41,6 +41,7 @@ from assistant.commands.base import Command
 from assistant.commands.options import Option
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.dispatch import Reply, execute
+from assistant.render.raster import drawing_png
 from assistant.session import Session
 from assistant.sharing.export import chart_png
 from assistant.sharing.links import META
@@ -82,6 +83,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "name": {"type": "string"}, "columns": _STRINGS, "rows": {"type": "array", "items": {"type": "array"}}}}},
         "charts": {"type": "array", "description": "the charts' names, in the order of the PNG images",
                    "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        "drawings": {"type": "array", "description": "pictures past a chart's size (every attention head): name, "
+                     "kind and meta, their PNG images after the charts' ones", "items": {"type": "object"}},
         "error": {**_NULLABLE, "description": "one sentence: what was wrong and what to do"},
         "interpreted_as": {**_NULLABLE, "description": "the command line that ran"},
         "suggestions": {**_STRINGS, "description": "command lines offered when a question was unclear"},
@@ -242,7 +245,9 @@ def reply_content(reply: Reply, tool: str = "") -> types.CallToolResult:
     named when a refused line names none)."""
     result = reply.result
     charts = list(result.charts) if result is not None else []
-    lean = dataclasses.replace(reply, result=dataclasses.replace(result, charts=[])) if result is not None else reply
+    drawings = list(result.drawings) if result is not None else []
+    lean = (dataclasses.replace(reply, result=dataclasses.replace(result, charts=[], drawings=[]))
+            if result is not None else reply)
     body = lean.to_json()
     body["command"] = body["command"] or tool
     images: list[types.ImageContent] = []
@@ -259,6 +264,10 @@ def reply_content(reply: Reply, tool: str = "") -> types.CallToolResult:
         images.append(types.ImageContent(type="image", data=base64.b64encode(png).decode("ascii"),
                                          mimeType="image/png"))
     body["charts"] = drawn
+    for drawing in drawings:  # every attention head: one PNG image, as the offline export shows it
+        body["drawings"].append({"name": drawing.name, "kind": drawing.kind, "meta": drawing.meta})
+        images.append(types.ImageContent(type="image", data=base64.b64encode(drawing_png(drawing)).decode("ascii"),
+                                         mimeType="image/png"))
     return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(body)), *images],
                                 structuredContent=body, isError=not body["ok"])
 

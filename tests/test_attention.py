@@ -47,33 +47,48 @@ def test_every_attention_row_sums_to_one(run):
     np.testing.assert_allclose(tensor.sum(-1), 1.0, atol=1e-5)
 
 
-def test_model_view_of_a_short_text_shows_every_weight_as_small_multiples(run):
+def drawn(result) -> np.ndarray:
+    """The reply's raster of every drawn head, as the page decodes it: (layers, heads, n, n) floats."""
+    (drawing,) = result.drawings
+    assert drawing.kind == "attention-heads" and drawing.meta["scale"] == 255
+    return np.frombuffer(drawing.data, dtype=np.uint8).reshape(drawing.meta["shape"]) / 255.0
+
+
+def test_model_view_of_a_short_text_draws_every_weight_of_every_head(run):
     result = run(f"attend {CAT}").result
-    spec = result.charts[0].chart.to_dict()
-    assert chart_rows(spec) == 6 * 12 * 8 * 8
-    assert spec["facet"]["row"]["field"] == "layer" and spec["facet"]["column"]["field"] == "head"
-    assert "every weight is shown" in result.text
+    tensor = npy(result, "attention.npy")
+    np.testing.assert_allclose(drawn(result), tensor, atol=0.5 / 255 + 1e-6)  # every weight, to one byte
+    assert result.drawings[0].meta["tokens"] == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"]
+    spec = result.charts[0].chart.to_dict()  # the chart: what each head does, one panel per pattern
+    assert chart_rows(spec) == 72 * len(facts.Pattern) and spec["facet"]["field"] == "pattern"
+    assert "every weight" in result.text and result.settings["chart"] == "every weight of every drawn head"
     assert len(result.table("patterns")) == 72
 
 
-def test_model_view_of_a_128_token_text_stays_under_the_row_limit_and_says_so(run, lm):
+def test_model_view_of_a_128_token_text_is_drawn_in_blocks_and_says_so(run, lm):
     reply = run(f"attend {text_of_tokens(lm, 128)}")
     assert reply.ok, reply.error
     result = reply.result
     assert result.settings["tokens"] == 128
-    spec = result.charts[0].chart.to_dict()
-    assert 0 < chart_rows(spec) <= charts.MAX_ROWS
-    assert len(json.dumps(spec)) < 600_000
-    assert "grouped into blocks" in result.text
+    grid = drawn(result)
+    assert grid.shape == (6, 12, 64, 64)  # blocks of two tokens
+    np.testing.assert_allclose(grid.sum(-1), 1.0, atol=64 * 0.5 / 255)  # block rows still sum to 1
+    assert "blocks of 2" in result.text
     assert npy(result, "attention.npy").shape == (6, 12, 128, 128)
 
 
-@pytest.mark.parametrize("options, reduced", [("--layer 2", "top 3 keys"), ("--layer 2 --head 5", "top 39 keys")])
-def test_layer_and_head_views_of_a_128_token_text_keep_top_keys_under_the_limit(run, lm, options, reduced):
+@pytest.mark.parametrize("options, shape", [("--layer 2", (1, 12, 64, 64)), ("--head 5", (6, 1, 64, 64))])
+def test_layer_and_head_across_layer_views_of_a_128_token_text_are_drawn_too(run, lm, options, shape):
     result = run(f"attend {text_of_tokens(lm, 128)} {options}").result
+    assert drawn(result).shape == shape
+    assert 0 < chart_rows(result.charts[0].chart.to_dict()) <= charts.MAX_ROWS
+
+
+def test_one_head_of_a_128_token_text_keeps_top_keys_under_the_limit(run, lm):
+    result = run(f"attend {text_of_tokens(lm, 128)} --layer 2 --head 5").result
     spec = result.charts[0].chart.to_dict()
     assert 0 < chart_rows(spec) <= charts.MAX_ROWS
-    assert reduced in result.text
+    assert "top 39 keys" in result.text and result.drawings == []
 
 
 def test_one_head_is_a_labelled_heatmap_with_exact_weights(run, lm):
@@ -90,10 +105,11 @@ def test_one_head_is_a_labelled_heatmap_with_exact_weights(run, lm):
     assert "layer 2 head 5" in result.text
 
 
-def test_layer_view_puts_the_heads_side_by_side(run):
-    spec = run(f"attend {CAT} --layer 3").result.charts[0].chart.to_dict()
-    assert "row" not in spec["facet"] and spec["facet"]["column"]["field"] == "head"
-    assert chart_rows(spec) == 12 * 64
+def test_layer_view_draws_the_layers_heads_side_by_side(run):
+    result = run(f"attend {CAT} --layer 3").result
+    assert result.drawings[0].meta["layers"] == [3] and result.drawings[0].meta["heads"] == list(range(1, 13))
+    np.testing.assert_allclose(drawn(result)[0], npy(result, "attention.npy")[0], atol=0.5 / 255 + 1e-6)
+    assert chart_rows(result.charts[0].chart.to_dict()) == 12 * len(facts.Pattern)
 
 
 def test_the_reply_names_the_strongest_head_per_pattern(run):

@@ -5,7 +5,8 @@ chart's spec and hint, tables as HTML, downloads, the footer), ``terminal`` (a r
 as terminal text, and its downloads written to a folder), ``tables`` (a table as escaped HTML: the
 one place, for the page and the offline export) and ``vega`` (the offline
 Vega/Vega-Lite/vega-embed bundle the page serves itself, so every chart's spec and
-its renderer agree) and ``starters`` (the empty conversation: welcome and starter questions).
+its renderer agree), ``raster`` (a drawing, such as every attention head, as a PNG for the faces that run
+no page script) and ``starters`` (the empty conversation: welcome and starter questions).
 The page's Gradio wiring stays in ``assistant.app``.
 
 May import: ``tools.core``, ``assistant.dispatch`` (the ``Reply``); never gradio and

@@ -144,7 +144,8 @@ def chart_hint(spec: dict[str, Any]) -> str:
 
 
 def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> dict[str, Any]:
-    """The page's message for one reply: ``{"id", "ok", "html", "charts": [{"id", "spec"}]}``.
+    """The page's message for one reply: ``{"id", "ok", "html", "charts": [{"id", "spec"}], "drawings": [{"id",
+    "kind", "meta", "encoding", "data"}]}`` (a drawing is drawn by the page's own script for its kind).
 
     ``link`` is the permalink line's HTML (built by the caller, which knows the page's address).
     """
@@ -154,6 +155,7 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
     if getattr(reply, "routed", False) and interpreted:
         parts.append(f"<div class='read-as'>Read as: {line_button(interpreted)}</div>")
     charts: list[dict[str, Any]] = []
+    drawings: list[dict[str, Any]] = []
     r = reply.result
     if r is None:
         parts.append(f"<div class='answer'>{markdown_html('⚠️ ' + md_error(reply.error or ''))}</div>")
@@ -163,6 +165,11 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
             parts.append(f"<div class='corpus-map' data-map='{html.escape(str(r.settings['map']), quote=True)}'>"
                          "Drawing the map…</div>")
         parts += [f"<div class='warning'>{markdown_html('⚠️ ' + md_error(w))}</div>" for w in r.warnings]
+        for index, drawing in enumerate(r.drawings):
+            drawing_id = f"d{key}-{index}"
+            parts.append(f"<div class='drawing' data-drawing='{drawing_id}' data-kind='{html.escape(drawing.kind)}' "
+                         f"aria-label='{html.escape(drawing.name, quote=True)}'>Drawing…</div>")
+            drawings.append({"id": drawing_id, **drawing.to_json()})
         for index, chart in enumerate(r.charts):
             chart_id = f"c{key}-{index}"
             spec = chart.chart.to_dict()
@@ -177,4 +184,4 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
         parts.append("<div class='suggestions'>Did you mean: "
                      + " ".join(line_button(s, "line suggestion") for s in suggestions) + "</div>")
     parts.append(footer(reply, link))
-    return {"id": key, "ok": reply.ok, "html": "".join(parts), "charts": charts}
+    return {"id": key, "ok": reply.ok, "html": "".join(parts), "charts": charts, "drawings": drawings}

@@ -4,7 +4,8 @@
   tables), each chart as a Vega-Lite JSON file under ``charts/`` and each table in
   full as CSV under ``tables/``.
 - HTML: one file that opens offline: no script, no CDN; charts are PNG images
-  rendered by vl-convert and embedded as data URIs, tables are escaped HTML.
+  rendered by vl-convert and embedded as data URIs (drawings, such as every attention
+  head, as PNG images too), tables are escaped HTML.
 
 Everything is built in memory; the caller decides where the bytes go. File names
 inside the exports come from the turn number and the code's own chart and table
@@ -27,10 +28,11 @@ from typing import Any
 import pandas as pd
 from markdown_it import MarkdownIt
 
+from assistant.render.raster import drawing_png
 from assistant.render.tables import table_html
 from assistant.session import FullTurn as Turn  # a turn with its full result (sharing.full_turns)
 from assistant.sharing.links import permalink
-from tools.core.results import Artifact, Chart, Result, Table, csv_text, json_value
+from tools.core.results import Artifact, Chart, Drawing, Result, Table, csv_text, json_value
 from tools.core.text import code, md
 
 log = logging.getLogger("assistant.sharing.export")
@@ -78,6 +80,10 @@ def markdown_zip(turns: Sequence[Turn], base: str = "", when: datetime | None = 
                 archive.writestr(name, json.dumps(chart.chart.to_dict(), indent=1, default=json_value))
                 lines += ["", f"Chart **{md(chart.name)}**: Vega-Lite spec in [{name}]({name}) "
                           "(open it in the Vega editor, or `vl-convert vl2png`).", ""]
+            for index, drawing in enumerate(r.drawings, start=len(r.charts) + 1):
+                name = f"charts/{_stem(number, index, drawing.name)}.png"
+                archive.writestr(name, drawing_png(drawing))
+                lines += ["", f"![{md(drawing.name)}]({name})", "", md(drawing_caption(drawing)), ""]
         archive.writestr("conversation.md", "\n".join(lines).rstrip() + "\n")
     return buffer.getvalue()
 
@@ -117,6 +123,8 @@ def html_page(turns: Sequence[Turn], base: str = "", when: datetime | None = Non
         parts.append(f"<p class='meta'>{_MARKDOWN.renderInline(_meta_markdown(turn, base))}</p>")
         parts.append(_MARKDOWN.render(r.text))
         parts += [f"<p class='warning'>⚠️ {html.escape(w)}</p>" for w in r.warnings]
+        for drawing in r.drawings:
+            parts.append(drawing_figure(drawing))
         for chart in r.charts:
             parts.append(chart_figure(chart))
         for table in r.tables:
@@ -143,6 +151,30 @@ def chart_figure(chart: Chart) -> str:
         return f"<p class='warning'>The chart {name} could not be drawn as an image; the tables hold its numbers.</p>"
     return (f"<figure class='chart'><figcaption>{name}</figcaption>"
             f"<img alt='chart: {name}' src='data:image/png;base64,{data}'></figure>")
+
+
+def drawing_caption(drawing: Drawing) -> str:
+    """What a drawing's image shows, from its meta (``attention-heads``: which layers and heads, in what order)."""
+    meta = drawing.meta
+    if drawing.kind != "attention-heads":
+        return str(meta.get("title", drawing.name))
+    layers, heads = meta["layers"], meta["heads"]
+    span = "every token" if meta["block"] == 1 else f"blocks of {meta['block']} tokens"
+    return (f"{meta['title']}: rows are layers {layers[0]}–{layers[-1]}, columns heads {heads[0]}–{heads[-1]}; "
+            f"in each map queries are rows and keys columns, {span} ({len(meta['tokens'])} rows), weight 0 dark "
+            "purple to 1 yellow.")
+
+
+def drawing_figure(drawing: Drawing) -> str:
+    """A ``<figure>`` with the drawing as a data-URI PNG, or a sentence when it cannot be drawn."""
+    name = html.escape(drawing.name)
+    try:
+        data = base64.b64encode(drawing_png(drawing)).decode("ascii")
+    except Exception:  # a drawing that cannot be an image must not lose the rest of the export
+        log.exception("could not draw %r", drawing.name)
+        return f"<p class='warning'>The drawing {name} could not be made an image; the tables hold its numbers.</p>"
+    return (f"<figure class='chart'><figcaption>{html.escape(drawing_caption(drawing))}</figcaption>"
+            f"<img alt='drawing: {name}' src='data:image/png;base64,{data}'></figure>")
 
 
 def table_block(table: Table, max_rows: int = HTML_ROWS) -> str:

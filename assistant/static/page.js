@@ -133,6 +133,21 @@
     }
   }
 
+  // A reply's drawings that are not Vega-Lite (every attention head as a raster: heads.js, loaded as a module).
+  async function drawDrawings(reply) {
+    const held = [...reply.querySelectorAll(".drawing[data-drawing]")];
+    for (let i = 0; held.length && i < 100 && !window.assistantHeads; i++) await new Promise((r) => setTimeout(r, 100));
+    await Promise.all(held.map(async (el) => {
+      try {
+        if (!window.assistantHeads) throw new Error("the drawing library did not load");
+        await window.assistantHeads.draw(el, (A.drawings || new Map()).get(el.dataset.drawing));
+      } catch (err) {
+        A.errors.push(`${el.dataset.drawing}: ${err && err.message ? err.message : err}`);
+        el.textContent = "This drawing could not be made here; its table and the .npy download hold every number.";
+      }
+    }));
+  }
+
   // A corpus map (map.js, loaded as a module with the WebGL scatter): wait for it, then draw from the endpoints.
   async function drawMap(holder) {
     for (let i = 0; i < 100 && !window.assistantMap; i++) await new Promise((r) => setTimeout(r, 100));
@@ -220,6 +235,7 @@
       return el ? draw(el, chart.id) : null;
     });
     for (const holder of reply.querySelectorAll(".corpus-map[data-map]")) draws.push(drawMap(holder));
+    draws.push(drawDrawings(reply));
     await Promise.all(draws);
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
     reply.dataset.ms = (performance.now() - (A.askedAt ?? performance.now())).toFixed(1); // Enter -> drawn
@@ -237,6 +253,7 @@
     reply.dataset.turn = String(++A.turns);
     reply.innerHTML = payload.html;
     for (const chart of payload.charts || []) A.specs.set(chart.id, chart.spec);
+    for (const drawing of payload.drawings || []) (A.drawings ||= new Map()).set(drawing.id, drawing);
     return reply;
   }
 
@@ -294,6 +311,7 @@
         again.textContent = "Draw this map again";
         holder.append(again);
       }
+      draws.push(drawDrawings(reply));
       if (i >= items.length - A.keepLive) {
         for (const el of reply.querySelectorAll(".chart[data-chart]")) draws.push(draw(el, el.dataset.chart));
       } else {

@@ -1,9 +1,11 @@
 """Attention: what the heads look at.
 
 Lives here: ``attend`` (attention maps in three views, one head, one layer's heads,
-every layer x head), ``patterns`` (each head's pattern scores, and attention weights as
-chart rows under the row limit), ``inputs`` (what the three commands share: checks,
-encoding with attentions, token labels), ``selfattn`` (a layer's self-attention
+every layer x head), ``heads`` (the drawn heads quantised to one byte a weight, every
+weight of a short text, blocks of a long one, for the page's raster maps), ``patterns``
+(each head's pattern scores, and attention weights as chart rows under the row limit),
+``inputs`` (what the three commands share: checks, encoding with attentions, token labels),
+``selfattn`` (a layer's self-attention
 rebuilt by hand from its query/key/value weights and shown equal to the model's),
 ``syntax`` (heads against spaCy's dependency arcs), ``facts`` (what the three compute,
 as typed dataclasses of weights, scores and shapes, and the pattern and column names)

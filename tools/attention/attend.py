@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.attention import replies
-from tools.attention.facts import AttentionMaps, View
+from tools.attention.facts import AttentionMaps, ChartData, View
+from tools.attention.heads import head_grid
 from tools.attention.inputs import (
     check_attention_layer,
     check_head,
@@ -22,7 +23,7 @@ from tools.attention.inputs import (
     segments,
     token_labels,
 )
-from tools.attention.patterns import chart_data, pattern_scores
+from tools.attention.patterns import chart_data, pattern_rows, pattern_scores
 from tools.core import cancel
 from tools.core.timing import answer
 from tools.models.hub import LoadedModel, as_model
@@ -60,10 +61,11 @@ def attention_maps(
     Returns:
         The facts; ``attend`` (the same call) answers with a Result:
         A pattern table (one row per head: self, previous, next, to [CLS], to [SEP],
-        [CLS] reads text, entropy), the tokens, and one chart: one head's heatmap
-        (--layer and --head), a layer's heads side by side (--layer), one head in
-        every layer (--head) or every layer x head (neither). Downloads: the raw
-        attention tensor of the view (``.npy``) and the chart's Vega-Lite spec.
+        [CLS] reads text, entropy), the tokens, and one head's heatmap (--layer and
+        --head); for several heads (a layer's heads, one head in every layer, every
+        layer x head) every weight of every drawn head as a raster the page draws, with
+        its head view, and a chart of the drawn heads' pattern scores. Downloads: the
+        raw attention tensor of the view (``.npy``) and the chart's Vega-Lite spec.
     """
     lm = as_model(model)
     check_text(texts, "attend")
@@ -77,13 +79,19 @@ def attention_maps(
     view = pick_view(layer, head)
     pairs = view_panels(lm, view, layer, head)
     labels = token_labels(enc)
-    data = chart_data([({"layer": lay, "head": hd}, attn[lay - 1, hd - 1]) for lay, hd in pairs], labels)
+    grid = None
+    if view is View.HEAD:
+        data = chart_data([({"layer": lay, "head": hd}, attn[lay - 1, hd - 1]) for lay, hd in pairs], labels)
+    else:  # every weight of every drawn head as a raster; the chart holds what each head does
+        grid = head_grid(attn, enc.tokens, sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs}))
+        data = ChartData(pattern_rows(scores, pairs), [], "")
     tensor = attn[[lay - 1 for lay, _ in pairs], [hd - 1 for _, hd in pairs]]
     tensor = tensor.reshape(len({p[0] for p in pairs}), len({p[1] for p in pairs}), *attn.shape[2:])
     if view is View.HEAD:
         tensor = tensor[0, 0]
     return AttentionMaps(lm.name, lm.num_layers, lm.num_heads, tuple(enc.tokens), tuple(segments(enc)),
-                         tuple(labels), enc.pair is not None, view, layer, head, scores, data, tensor, warnings)
+                         tuple(labels), enc.pair is not None, view, layer, head, scores, data, tensor, grid,
+                         warnings)
 
 
 #: The one-call tool: :func:`attention_maps` answered as a Result by the family's formatter.

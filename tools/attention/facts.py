@@ -70,6 +70,27 @@ class View(str, Enum):
     MODEL = "model"  # every layer x head
 
 
+# --- every drawn head as a raster ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeadGrid:
+    """The drawn heads' attention quantised for the page: every weight of every head, as bytes.
+
+    Attributes:
+        layers: the drawn layers (1-based), rows of the grid.
+        heads: the drawn heads (1-based), columns of the grid.
+        tokens: the label of each row and column of a head's matrix (a token, or a block of tokens).
+        block: tokens per block (1: every token has its own row and column).
+        weights: uint8, (len(layers), len(heads), n, n); ``round(weight * 255)``.
+    """
+
+    layers: tuple[int, ...]
+    heads: tuple[int, ...]
+    tokens: tuple[str, ...]
+    block: int
+    weights: np.ndarray
+
+
 # --- the commands' facts ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -88,8 +109,9 @@ class AttentionMaps:
         layer: the asked ``--layer`` (None: every layer).
         head: the asked ``--head`` (None: every head).
         scores: one row per head (layer, head, one column per :class:`Pattern`, :data:`ENTROPY`).
-        chart: the drawn heads' weights as chart rows.
+        chart: the drawn heads' weights as chart rows (one head), or their pattern scores as chart rows.
         weights: the drawn heads' attention, (layers, heads, T, T), or (T, T) for one head.
+        grid: the drawn heads quantised as a raster grid (every view of several heads; None for one head).
         warnings: truncation.
     """
 
@@ -106,6 +128,7 @@ class AttentionMaps:
     scores: pd.DataFrame
     chart: ChartData
     weights: np.ndarray
+    grid: HeadGrid | None = None
     warnings: list[str] = field(default_factory=list)
 
 

@@ -59,6 +59,14 @@ def pattern_scores(attn: np.ndarray, pos: Positions) -> pd.DataFrame:
     return frame
 
 
+def pattern_rows(scores: pd.DataFrame, pairs: Sequence[tuple[int, int]]) -> pd.DataFrame:
+    """The pattern scores of the given (layer, head) pairs as tidy chart rows: layer, head, pattern, score."""
+    keep = scores.set_index(["layer", "head"]).loc[list(pairs)].reset_index()
+    names = [p.value for p in Pattern]
+    rows = keep.melt(id_vars=["layer", "head"], value_vars=names, var_name="pattern", value_name="score")
+    return rows.assign(score=rows["score"].round(4))  # the tooltip's precision: the table keeps six places
+
+
 # --- chart data: exact, top-k or block-averaged ------------------------------------------------
 
 def chart_data(panels: Sequence[tuple[Mapping[str, object], np.ndarray]], labels: list[str],

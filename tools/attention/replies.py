@@ -22,6 +22,7 @@ from tools.attention.facts import (
     HEAD_TO_DEP,
     RHO,
     AttentionMaps,
+    HeadGrid,
     Pattern,
     RebuiltAttention,
     Shapes,
@@ -32,7 +33,7 @@ from tools.attention.facts import (
 )
 from tools.charts import pairs
 from tools.charts import why as why_charts
-from tools.core.results import Artifact, Chart, Result, Table
+from tools.core.results import Artifact, Chart, Drawing, Result, Table
 
 #: How a reply describes a head that scores high on a pattern.
 PHRASES: dict[Pattern, str] = {
@@ -74,7 +75,7 @@ def describe_strongest(scores: pd.DataFrame) -> list[str]:
 
 
 def attend(f: AttentionMaps) -> Result:
-    """The pattern table, the weights of one head, the tokens, the view's chart and the downloads."""
+    """The pattern table, the weights of one head, the tokens, the view's chart, its raster and the downloads."""
     chart = _view_chart(f)
     tokens = pd.DataFrame({"position": range(len(f.tokens)), "token": f.tokens, "segment": f.segments})
     tables = [Table("patterns", f.scores), Table("tokens", tokens)]
@@ -82,13 +83,48 @@ def attend(f: AttentionMaps) -> Result:
         labels = list(f.labels)
         tables.insert(1, Table("weights", pd.DataFrame(np.round(f.weights, 6), index=labels, columns=labels)
                                .reset_index(names="query \\ key")))
+    drawings = [heads_drawing(f, f.grid)] if f.grid is not None else []
     return Result(
-        "attend", _attend_text(f), tables, [Chart("attention", chart)], f.warnings, f.model,
+        "attend", _attend_text(f), tables, [Chart("attention" if f.grid is None else "patterns", chart)],
+        f.warnings, f.model,
         settings={"layer": f.layer, "head": f.head, "view": f.view.value, "numbering": "1-based",
-                  "tokens": len(f.tokens), "chart": f.chart.note or "every weight"},
+                  "tokens": len(f.tokens), "chart": _drawn(f)},
         artifacts=[npy_artifact("attention.npy", f.weights.astype(np.float32)),
                    spec_artifact("attention-chart.vl.json", chart)],
+        drawings=drawings,
     )
+
+
+#: What each view draws, for titles.
+VIEW_TITLES = {
+    View.LAYER: "layer {layer}: all {heads} heads",
+    View.HEAD_ACROSS_LAYERS: "head {head} in every layer",
+    View.MODEL: "every layer x head",
+}
+
+
+def _title(f: AttentionMaps) -> str:
+    return f"{f.model} " + VIEW_TITLES[f.view].format(layer=f.layer, head=f.head, heads=f.num_heads)
+
+
+def _drawn(f: AttentionMaps) -> str:
+    """How much of the attention the view shows."""
+    if f.grid is None:
+        return f.chart.note or "every weight"
+    if f.grid.block == 1:
+        return "every weight of every drawn head"
+    return (f"tokens grouped into blocks of {f.grid.block} in the maps (attention summed over a block's keys, "
+            "averaged over its queries)")
+
+
+def heads_drawing(f: AttentionMaps, grid: HeadGrid) -> Drawing:
+    """Every drawn head as uint8 weights, for the page's raster grid and head view (and the exports' image)."""
+    n = len(grid.tokens)
+    meta = {"title": f"{_title(f)} ({f.num_layers} layers x {f.num_heads} heads in all)" if f.view is View.MODEL
+            else _title(f),
+            "layers": list(grid.layers), "heads": list(grid.heads), "tokens": list(grid.tokens), "block": grid.block,
+            "shape": [len(grid.layers), len(grid.heads), n, n], "scale": 255, "dtype": "uint8"}
+    return Drawing("attention heads", "attention-heads", meta, grid.weights.tobytes())
 
 
 def _view_chart(f: AttentionMaps) -> alt.TopLevelMixin:
@@ -99,15 +135,8 @@ def _view_chart(f: AttentionMaps) -> alt.TopLevelMixin:
             tooltip=["query", "key"], x_order=data.order, y_order=data.order, domain=(0.0, 1.0),
             size=min(720, max(320, 14 * len(data.order))),
         )
-    titles = {
-        View.LAYER: f"{f.model} layer {f.layer}: all {f.num_heads} heads",
-        View.HEAD_ACROSS_LAYERS: f"{f.model} head {f.head} in every layer",
-        View.MODEL: f"{f.model}: every layer x head",
-    }
-    cell = 150 if f.view is not View.MODEL else 70
-    return charts.attention_grid(data.frame, order=data.order, title=titles[f.view], cell=cell,
-                                 row="layer" if f.view is not View.LAYER else None, column="head"
-                                 if f.view is not View.HEAD_ACROSS_LAYERS else None)
+    return charts.head_patterns(data.frame, title=f"{_title(f)}: what each head does (share of each token's "
+                                "attention on each pattern)")
 
 
 #: The patterns a head's role is named after ([CLS] reads text is one row's share, not a per-token habit).
@@ -186,7 +215,14 @@ def _attend_text(f: AttentionMaps) -> str:
         parts.append(f"Pair: segment A is positions {a[0]}–{a[-1]}, segment B {b[0]}–{b[-1]} "
                      "(labels end in ·A / ·B)." if a and b else "Pair input (labels end in ·A / ·B).")
     parts.append("Strongest heads: " + "; ".join(describe_strongest(f.scores)) + ".")
-    parts.append(f"Chart: {f.chart.note}." if f.chart.note else "Chart: every weight is shown.")
+    if f.grid is not None:
+        what = ("every weight" if f.grid.block == 1 else
+                f"the tokens in blocks of {f.grid.block} (attention summed over a block's keys, averaged over its "
+                "queries)")
+        parts.append(f"The maps show {what} of each drawn head (click one to open it in the head view below "
+                     "them, hover a token there for its lines); the chart shows what each head does.")
+    else:
+        parts.append(f"Chart: {f.chart.note}." if f.chart.note else "Chart: every weight is shown.")
     parts.append(f"Download: the attention tensor {tuple(f.weights.shape)} as .npy and the chart spec.")
     return " ".join(parts)
 
@@ -342,8 +378,8 @@ def attend_difference(a: AttentionMaps, b: AttentionMaps, names: tuple[str, str]
 
 
 def attend_versus_charts(a: AttentionMaps, b: AttentionMaps, names: tuple[str, str]) -> list[Chart]:
-    """Both models' pattern scores in one chart, then each view's maps side by side (the every layer x head
-    view is left out: twice is too much to draw)."""
+    """Both models' pattern scores in one chart, then, for one head, both heatmaps side by side (views of
+    several heads are rasters each model's own reply draws: twice is too much for one reply)."""
     ra, rb = attend(a), attend(b)
     frames = []
     for name, r in zip(names, (ra, rb)):
@@ -354,6 +390,6 @@ def attend_versus_charts(a: AttentionMaps, b: AttentionMaps, names: tuple[str, s
     chart = why_charts.pattern_heatmaps(pd.concat(frames, ignore_index=True),
                                         title="What each head does (mean attention on each pattern)")
     out = [Chart("patterns", chart)]
-    if ra.settings.get("view") == "model":
+    if ra.settings.get("view") != View.HEAD.value:
         return out
     return out + pairs.side_by_side(ra.charts, rb.charts, names)

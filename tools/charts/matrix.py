@@ -84,3 +84,23 @@ def attention_grid(
         facet["column"] = alt.Column(f"{column}:O", header=alt.Header(labelFontSize=10),
                                      sort=list(dict.fromkeys(frame[column].tolist())))
     return base.facet(**facet, spacing=4).properties(title=title)
+
+
+def head_patterns(frame: pd.DataFrame, *, title: str = "", columns: int = 3) -> alt.Chart:
+    """What each head does: one layer x head heatmap per pattern, wrapped ``columns`` to a row.
+
+    Args:
+        frame: columns ``layer``, ``head`` (1-based), ``pattern`` and ``score`` (0 to 1).
+        title: the chart's title.
+        columns: panels per row (three keep six patterns of twelve heads within a reply's width).
+    """
+    check_rows(frame)
+    return alt.Chart(frame).mark_rect().encode(
+        x=alt.X("head:O", title="head", axis=alt.Axis(labelAngle=0, labelFontSize=9)),
+        y=alt.Y("layer:O", title="layer", axis=alt.Axis(labelFontSize=9)),
+        color=alt.Color("score:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title="share"),
+        tooltip=["pattern", "layer", "head", alt.Tooltip("score:Q", format=".4f")],
+    ).properties(width=alt.Step(13), height=alt.Step(13)).facet(
+        facet=alt.Facet("pattern:N", title=None, sort=list(dict.fromkeys(frame["pattern"]))),
+        columns=columns, spacing=10, title=title,
+    )

@@ -32,9 +32,9 @@ def scatter_panels(
     base = alt.Chart(frame).mark_circle(size=18, opacity=0.6).encode(
         x=alt.X(f"{x}:Q", title=x),
         y=alt.Y(f"{y}:Q", title=y),
-        color=alt.Color(f"{color}:N", title=color),
+        color=alt.Color(f"{color}:N", title=color, legend=alt.Legend(orient="bottom", labelLimit=240)),
         tooltip=tooltip or [x, y, color],
-    ).properties(width=size, height=size)
+    ).properties(width=size, height=size)  # the legend below the panels: three panels fill a reply's width
     return base.facet(facet=alt.Facet(f"{panel}:N", sort=order, title=None),
                       columns=min(columns, len(order))).properties(title=title)
 
@@ -47,14 +47,18 @@ PROJECTION_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {2: ((0, 1),), 3: ((0
 
 
 def thinned(frame: pd.DataFrame, x: str, y: str, label: str, size: int, char_px: float = 6.0,
-            line_px: float = 12.0) -> pd.DataFrame:
+            line_px: float = 12.0, extent: pd.DataFrame | None = None) -> pd.DataFrame:
     """The rows whose labels, drawn at 10 px beside their points in a ``size``-pixel view, overlap no label
-    kept before them (first come, first kept): a crowded map shows readable words, not a smear."""
+    kept before them (first come, first kept): a crowded map shows readable words, not a smear.
+
+    ``extent``: more points the view's axes span (a grey background), so positions are placed as drawn."""
     if frame.empty:
         return frame
     xs, ys = frame[x].to_numpy(dtype=float), frame[y].to_numpy(dtype=float)
-    span_x, span_y = max(float(np.ptp(xs)), 1e-12), max(float(np.ptp(ys)), 1e-12)
-    px, py = (xs - xs.min()) / span_x * size, (ys.max() - ys) / span_y * size
+    every = frame if extent is None or extent.empty else pd.concat([frame[[x, y]], extent[[x, y]]])
+    all_x, all_y = every[x].to_numpy(dtype=float), every[y].to_numpy(dtype=float)
+    span_x, span_y = max(float(np.ptp(all_x)), 1e-12), max(float(np.ptp(all_y)), 1e-12)
+    px, py = (xs - all_x.min()) / span_x * size, (all_y.max() - ys) / span_y * size
     kept: list[int] = []
     boxes: list[tuple[float, float, float, float]] = []
     for i, text in enumerate(frame[label].astype(str)):
@@ -128,16 +132,17 @@ def projection_views(
         layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
                       .encode(**point_enc).add_params(brush))
         if label:  # only labels that do not overlap another in this view (the tooltips and the list keep all)
-            layers.append(alt.Chart(thinned(frame, fields[a], fields[b], label, size))
+            layers.append(alt.Chart(thinned(frame, fields[a], fields[b], label, size, extent=background))
                           .mark_text(align="left", dx=6, dy=-4, fontSize=10)
                           .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
         views.append(alt.layer(*layers).properties(width=size, height=size))
-    chosen = (alt.Chart(frame).mark_text(align="left", baseline="middle", fontSize=11)
+    chosen = (alt.Chart(frame).mark_text(align="left", baseline="middle", fontSize=11, limit=250)
               .encode(x=alt.value(4), y=alt.Y("row:O", axis=None), text=f"{listing}:N")
               .transform_filter(brush)
               .transform_window(row="row_number()")
               .transform_filter(f"datum.row <= {list_rows}")
-              .properties(width=260, height=size, title=f"Brushed points (first {list_rows}; all when none)"))
+              .properties(width=260, height=size, title=alt.TitleParams(
+                  f"Brushed points (first {list_rows}; all when none)", limit=260)))
     with warnings.catch_warnings():  # one brush shared by the views is what is meant here
         warnings.filterwarnings("ignore", message="Automatically deduplicated selection parameter")
         return alt.hconcat(*views, chosen).properties(title=title)

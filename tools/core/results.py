@@ -1,8 +1,10 @@
-"""Result, Table, Chart and Artifact: the one value every tool returns."""
+"""Result, Table, Chart, Drawing and Artifact: the one value every tool returns."""
 
 from __future__ import annotations
 
+import base64
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +52,28 @@ class Chart:
 
 
 @dataclass(frozen=True)
+class Drawing:
+    """A picture too large for a Vega-Lite chart, sent as compact bytes that the page draws itself.
+
+    Attributes:
+        name: what it shows.
+        kind: which drawing code reads it (``attention-heads``: the page's heads.js).
+        meta: what the bytes mean (shape, order, labels, scale), plain JSON values.
+        data: the raw bytes (for ``attention-heads``: uint8 weights, C order).
+    """
+
+    name: str
+    kind: str
+    meta: dict[str, Any]
+    data: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        """Name, kind, meta and the bytes deflated (zlib) and base64-encoded."""
+        return {"name": self.name, "kind": self.kind, "meta": self.meta, "encoding": "zlib+base64",
+                "data": base64.b64encode(zlib.compress(self.data, 9)).decode("ascii")}
+
+
+@dataclass(frozen=True)
 class Artifact:
     """A downloadable file held in memory; the renderer decides where it is written.
 
@@ -77,6 +101,7 @@ class Result:
         settings: the choices that shaped the answer (layer, pooling...), so a
             pasted answer can be reproduced.
         artifacts: extra downloads (``.npy``, ``.safetensors``...).
+        drawings: pictures the page draws from compact bytes (every attention head as a raster).
     """
 
     command: str
@@ -88,6 +113,7 @@ class Result:
     elapsed_ms: float = 0.0
     settings: dict[str, Any] = field(default_factory=dict)
     artifacts: list[Artifact] = field(default_factory=list)
+    drawings: list[Drawing] = field(default_factory=list)
 
     def table(self, name: str) -> pd.DataFrame:
         """The frame of the table called ``name``."""
@@ -108,6 +134,7 @@ class Result:
             "settings": {k: json_value(v) for k, v in self.settings.items()},
             "tables": [t.to_json() for t in self.tables],
             "charts": [c.to_json() for c in self.charts],
+            "drawings": [d.to_json() for d in self.drawings],
             "error": None,
         }
 
@@ -124,6 +151,7 @@ def error_json(message: str, command: str = "") -> dict[str, Any]:
         "settings": {},
         "tables": [],
         "charts": [],
+        "drawings": [],
         "error": message,
     }
 
