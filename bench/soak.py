@@ -183,7 +183,7 @@ def main() -> None:
                         help="print the report of runs saved earlier (a --one run's output or a results file)")
     args = parser.parse_args()
     if args.show:
-        loaded = [json.loads(Path(f).read_text()) for f in args.show]
+        loaded = [json.loads(Path(f).read_text().strip().splitlines()[-1]) for f in args.show]  # a run's last line
         runs = [run for item in loaded for run in item.get("runs", [item])]
         report(runs)
         if args.write:

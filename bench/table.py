@@ -127,8 +127,9 @@ def _soak(r: dict) -> list[list[str]]:
     runs = r["runs"]
     rows = runs[0]["rows"]
     legs, per_leg = len(rows) - 1, rows[-1]["visitors"]
-    via = "through the page" if all(row["via"] == "page" for row in rows[1:]) else \
-        f"{sum(row['via'] == 'page' for row in rows[1:])} legs through the page, then HTTP with the page's events"
+    pages = sum(row["via"] == "page" for row in rows[1:])
+    via = "through the page" if pages == legs else "over HTTP with the page's own events" if not pages else \
+        f"{pages} legs through the page, then HTTP with the page's events"
     last = [run["rows"][-1] for run in runs]
     cpu = f"{r['machine']['cpu']}, {r['machine']['cores']} cores"
 
