@@ -107,6 +107,11 @@ def projection_views(
     legend = alt.Legend(labelLimit=220, orient="bottom", columns=2) if kind == "N" else alt.Legend(orient="bottom")
     color_enc = alt.Color(f"{color}:{kind}", scale=scheme, legend=legend, title=color_title or color)
     tips = tooltip or [label or color]
+    if label:  # which labels each view draws: a column per view in the one dataset (no extra rows of data)
+        frame = frame.reset_index(drop=True)
+        frame = frame.assign(**{f"label_in_view_{i}": frame.index.isin(
+            thinned(frame, fields[a], fields[b], label, size, extent=background).index)
+            for i, (a, b) in enumerate(PROJECTION_PAIRS[dims])})
     views = []
     for i, (a, b) in enumerate(PROJECTION_PAIRS[dims]):
         x = alt.X(f"{fields[a]}:Q", title=titles[a], scale=alt.Scale(zero=False))
@@ -132,7 +137,7 @@ def projection_views(
         layers.append(alt.Chart(frame, name=f"points_{i}").mark_point(filled=True)
                       .encode(**point_enc).add_params(brush))
         if label:  # only labels that do not overlap another in this view (the tooltips and the list keep all)
-            layers.append(alt.Chart(thinned(frame, fields[a], fields[b], label, size, extent=background))
+            layers.append(alt.Chart(frame).transform_filter(f"datum.label_in_view_{i}")
                           .mark_text(align="left", dx=6, dy=-4, fontSize=10)
                           .encode(x=x, y=y, text=f"{label}:N", color=color_enc))
         views.append(alt.layer(*layers).properties(width=size, height=size))
