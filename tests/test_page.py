@@ -137,8 +137,8 @@ def test_a_new_reply_lands_with_its_first_line_in_view(live_app, browser):
 
 
 def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
-    """30 turns of `attend` with two reloads between them: the bytes each command sends do not grow, and every
-    reply stays reachable (a reload brings the whole conversation back)."""
+    """30 turns (`tokenize`, every fifth `attend`) with two reloads between them: the bytes each command sends do
+    not grow, and every reply stays reachable (a reload brings the whole conversation back)."""
     page, watch = _page(browser, live_app)
     sent = []
     for turn in range(30):
@@ -147,9 +147,10 @@ def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
             ready(page)
             assert page.locator(REPLIES).count() == turn  # nothing lost
         before = len(watch.sent)
-        ask(page, f"attend The cat sat on the mat number {turn}")
+        verb = "attend" if turn % 5 == 4 else "tokenize"
+        ask(page, f"{verb} The cat sat on the mat number {turn}")
         sent.append(watch.bytes_sent(before))
-    assert sent[29] <= 1.2 * sent[2], sent
+    assert sent[29] <= 1.2 * sent[4] and sent[28] <= 1.2 * sent[2], sent
     assert page.locator(REPLIES).count() == 30
     assert [f"number {t}" in log_text(page) for t in range(30)] == [True] * 30
     assert "number 0" in log_text(page)
