@@ -198,6 +198,7 @@ def _first_examples() -> list[str]:
     return ["compare A cat. | A kitten."] + [s.examples[0] for s in COMMANDS if s.name != "benchmark"]
 
 
+@pytest.mark.slow  # the boundary itself is checked in the default tier by the bytes-per-call test below
 def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thread):
     stand_in = _same_replies(hub, _first_examples(), monkeypatch)
     assert stand_in.crossings and max(c.argument_bytes for c in stand_in.crossings) < MAX_ARGUMENT_BYTES
