@@ -213,9 +213,9 @@ def test_two_visitors_at_once_see_only_their_own_conversation_downloads_and_mode
         downloads_a, downloads_b = set(download_names(a)), set(download_names(b))
         assert downloads_a and downloads_b and not downloads_a & downloads_b
 
-        b.reload()  # a fresh page of visitor B starts empty, still on the default model
-        b.wait_for_selector("#command-box textarea")
-        assert "bravo" not in conversation(b) and model_box(b) == "minilm"
+        b.reload()  # visitor B's page comes back with B's own conversation, still on the default model
+        ready(b)
+        assert "bravo secret" in conversation(b) and "alpha" not in conversation(b) and model_box(b) == "minilm"
     finally:
         one.close()
         two.close()
