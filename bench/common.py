@@ -28,6 +28,8 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from tools.models.cpu import cpuinfo  # noqa: E402  (one reader of /proc/cpuinfo; benchmarks record it too)
+
 RESULTS = ROOT / "bench" / "results"
 #: STS-B lives beside the project, never inside it.
 STSB_TEST = Path(os.environ.get("STSB_DIR", ROOT.parent / "shared" / "data" / "stsb")) / "sts-test.tsv"
@@ -89,22 +91,6 @@ def percentile(values: list[float], q: float) -> float:
 KERNEL_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",
                           "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16", "asimd",
                           "asimddp", "sve", "i8mm"})
-
-
-def cpuinfo() -> dict[str, str]:
-    """The first processor's fields of /proc/cpuinfo (``model name``, ``cpu family``, ``model``, ``flags``)."""
-    fields: dict[str, str] = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if not line.strip():
-                if fields:
-                    break
-                continue
-            key, _, value = line.partition(":")
-            fields.setdefault(key.strip(), value.strip())
-    except OSError:
-        pass
-    return fields
 
 
 def cpu_flags() -> set[str]:

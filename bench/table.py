@@ -131,7 +131,9 @@ def _soak(r: dict) -> list[list[str]]:
     via = "through the page" if pages == legs else "over HTTP with the page's own events" if not pages else \
         f"{pages} legs through the page, then HTTP with the page's events"
     last = [run["rows"][-1] for run in runs]
-    cpu = f"{r['machine']['cpu']}, {r['machine']['cores']} cores"
+    m = r["machine"]
+    flags = ", ".join(m.get("cpu_flags", [])) or "flags not recorded"
+    cpu = f"{m['cpu']} (family/model {m.get('cpu_family_model', '?')}; {flags}), {m['cores']} cores"
 
     def med(key: str) -> float:
         return statistics.median(row[key] for row in last)

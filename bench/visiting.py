@@ -17,9 +17,10 @@ import secrets
 import shutil
 import socket
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 #: Five commands that touch every kind of reply: a number, heatmaps, a map, a table, attributions.
 LINES = (
@@ -75,19 +76,24 @@ async def _page_visitor(browser, url: str, lines: Sequence[str], counts: Counts)
         await context.close()
 
 
-async def _page_legs(url: str, visitors: int, wave: int, lines: Sequence[str]) -> Counts:
+async def in_waves(visitors: int, wave: int, visit: Callable[[Any], Awaitable[None]]) -> None:
+    """``visitors`` runs of ``visit(browser)`` in one headless Chromium, ``wave`` at a time (background pages
+    are not throttled, so side-by-side visitors all finish drawing)."""
     from playwright.async_api import async_playwright
 
     from tests.browsing import CHROMIUM_ARGS
 
-    counts = Counts()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
                                           args=[*CHROMIUM_ARGS, *BACKGROUND_ARGS])
         for begin in range(0, visitors, wave):
-            await asyncio.gather(*(_page_visitor(browser, url, lines, counts)
-                                   for _ in range(min(wave, visitors - begin))))
+            await asyncio.gather(*(visit(browser) for _ in range(min(wave, visitors - begin))))
         await browser.close()
+
+
+async def _page_legs(url: str, visitors: int, wave: int, lines: Sequence[str]) -> Counts:
+    counts = Counts()
+    await in_waves(visitors, wave, lambda browser: _page_visitor(browser, url, lines, counts))
     return counts
 
 

@@ -28,13 +28,11 @@ import time
 from pathlib import Path
 
 from common import free_port, machine, median, percentile, start_app, write
+from visiting import in_waves
 
-from tests.browsing import CHROMIUM_ARGS, DONE
+from tests.browsing import DONE
 
-#: Visitors run side by side in one browser: pages in the background must not be throttled (their charts
-#: would never finish drawing and their replies would look lost).
-BACKGROUND_ARGS = ["--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                   "--disable-backgrounding-occluded-windows"]
+#: Five heavy commands each visitor runs.
 COMMANDS = (
     "attend The cat sat on the mat because it was tired.",
     "attend The bank raised its rates. | We sat on the river bank.",
@@ -42,10 +40,6 @@ COMMANDS = (
     "project The bank of the river. | The bank raised its rates. | A cat sat on the mat.",
     "selfattn The cat sat on the mat because it was tired.",
 )
-
-
-
-
 
 
 def rss_mb(pid: int) -> float:
@@ -95,19 +89,9 @@ async def visitor(browser, url: str, times: dict[str, list[float]], counts: dict
 
 
 async def drive(url: str, visitors: int, wave: int) -> tuple[dict[str, list[float]], dict[str, int]]:
-    import shutil
-
-    from playwright.async_api import async_playwright
-
     times: dict[str, list[float]] = {}
     counts = {"sent": 0, "received": 0, "errors": 0}
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
-                                          args=[*CHROMIUM_ARGS, *BACKGROUND_ARGS])
-        for begin in range(0, visitors, wave):
-            await asyncio.gather(*(visitor(browser, url, times, counts)
-                                   for _ in range(min(wave, visitors - begin))))
-        await browser.close()
+    await in_waves(visitors, wave, lambda browser: visitor(browser, url, times, counts))
     return times, counts
 
 

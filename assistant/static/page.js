@@ -22,58 +22,48 @@
     container.scrollTop = el.offsetTop - container.offsetTop - 8;
   }
 
+  // A one-sentence status under the command box (shown once, removed when its moment passes).
+  function statusNote(id, text) {
+    return (show) => {
+      let note = document.getElementById(id);
+      if (show && !note) {
+        note = document.createElement("div");
+        note.id = id;
+        note.setAttribute("role", "status");
+        note.textContent = text;
+        const row = document.querySelector("#command-row");
+        if (row) row.after(note);
+      } else if (!show && note) {
+        note.remove();
+      }
+    };
+  }
   // One command per page at a time: while one is unanswered, the page framework drops another Run or Enter
   // (its events run "once"). Say so in one sentence instead of doing nothing; the note goes with the reply.
-  function waitingNote(show) {
-    let note = document.querySelector("#waiting-note");
-    if (show && !note) {
-      note = document.createElement("div");
-      note.id = "waiting-note";
-      note.setAttribute("role", "status");
-      note.textContent = "This page's command is still running: send the next one when its reply arrives.";
-      const row = document.querySelector("#command-row");
-      if (row) row.after(note);
-    } else if (!show && note) {
-      note.remove();
-    }
-  }
-  const unanswered = () => !!(log() && log().querySelector(".pending"));
-
+  const waitingNote = statusNote("waiting-note",
+    "This page's command is still running: send the next one when its reply arrives.");
   // A line entered before the page has finished opening (its open event has not run: on a busy server it waits
   // its turn) would be dropped by the page framework: keep it, say so, and send it once the page is ready.
-  function openingNote(show) {
-    let note = document.querySelector("#opening-note");
-    if (show && !note) {
-      note = document.createElement("div");
-      note.id = "opening-note";
-      note.setAttribute("role", "status");
-      note.textContent = "The page is still opening; your line will be sent as soon as it is ready.";
-      const row = document.querySelector("#command-row");
-      if (row) row.after(note);
-    } else if (!show && note) {
-      note.remove();
-    }
-  }
-  function holdUntilOpen(event) {
-    if (A.loaded) return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    A.queued = true;
-    openingNote(true);
-  }
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey && event.target.closest("#command-box")) holdUntilOpen(event);
-  }, true);
-  document.addEventListener("click", (event) => {
-    if (event.target.closest("#run-button")) holdUntilOpen(event);
-  }, true);
-  document.addEventListener("click", (event) => {
-    if (event.target.closest("#run-button, [data-run]") && unanswered()) waitingNote(true);
-  }, true);
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey && event.target.closest("#command-box") && unanswered()) {
+  const openingNote = statusNote("opening-note",
+    "The page is still opening; your line will be sent as soon as it is ready.");
+  const unanswered = () => !!(log() && log().querySelector(".pending"));
+
+  // Enter in the command box or a Run click: held while the page opens, noted while a command runs.
+  function sending(event, runs) {
+    if (!A.loaded && runs) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      A.queued = true;
+      openingNote(true);
+    } else if (unanswered()) {
       waitingNote(true);
     }
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && event.target.closest("#command-box")) sending(event, true);
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#run-button, [data-run]")) sending(event, !!event.target.closest("#run-button"));
   }, true);
 
   // Called by the command event before the request leaves: the question shows at once.

@@ -79,9 +79,9 @@ def kind_of(flags: frozenset[str]) -> CpuKind:
     return CpuKind.OTHER
 
 
-@lru_cache(maxsize=1)
-def this_cpu() -> Cpu:
-    """This machine's CPU, read once from ``/proc/cpuinfo`` (elsewhere: the platform's name, no flags)."""
+def cpuinfo() -> dict[str, str]:
+    """The first processor's fields of ``/proc/cpuinfo`` (``model name``, ``cpu family``, ``model``, ``flags``;
+    empty where there is no such file)."""
     fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -93,6 +93,13 @@ def this_cpu() -> Cpu:
             fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
+    return fields
+
+
+@lru_cache(maxsize=1)
+def this_cpu() -> Cpu:
+    """This machine's CPU, read once from ``/proc/cpuinfo`` (elsewhere: the platform's name, no flags)."""
+    fields = cpuinfo()
     flags = frozenset((fields.get("flags") or fields.get("Features") or "").split())
     name = fields.get("model name") or platform.processor() or platform.machine()
     family_model = f"{fields.get('cpu family', '?')}/{fields.get('model', '?')}"
