@@ -97,7 +97,8 @@ def test_compare_answers_json_the_same_structured_and_a_png_chart(endpoint):
     assert body["interpreted_as"] == 'compare A cat sat on the mat. | "A kitten | sat on the rug." --pool all'
     table = body["tables"][0]
     assert "cosine" in table["columns"] and {row[0] for row in table["rows"]} == {"cls", "mean", "max", "sbert"}
-    assert table["rows"][0][2] == "A kitten | sat on the rug."  # the quoted text arrived whole
+    b = table["columns"].index("b")
+    assert table["rows"][0][b] == "A kitten | sat on the rug."  # the quoted text arrived whole
     assert body["settings"]["pool"] == "all"
     images = [block for block in result.content[1:] if block.type == "image"]
     assert len(images) == len(body["charts"]) >= 1 and "vega_lite" not in json.dumps(body)

@@ -79,8 +79,8 @@ def _examples_draw(browser, live_app, hub, tmp_path, examples: list[str], drawn_
         assert reply.ok == expect_ok, (line, text[:300])
         charts, drawn = reply.charts()
         assert drawn == charts, (line, charts, drawn, chart_errors(page))
-        # a chart fits its reply, or scrolls inside it with a visible cue: never cut off silently
-        fits = reply.node.evaluate("""r => [...r.querySelectorAll('.chart')].map(c => {
+        # a chart or table fits its reply, or scrolls inside it with a visible cue: never cut off silently
+        fits = reply.node.evaluate("""r => [...r.querySelectorAll('.chart, .table-block')].map(c => {
             const box = c.getBoundingClientRect(), own = r.getBoundingClientRect();
             const wide = c.scrollWidth > c.clientWidth + 2;
             return box.right <= own.right + 1 && (!wide || (c.classList.contains('wide')

@@ -107,8 +107,8 @@
     }
   }
 
-  // A chart wider than its reply scrolls sideways; say so where it is cut, so nothing is hidden silently.
-  function markWide(el) {
+  // A chart or table wider than its reply scrolls sideways; say so where it is cut, so nothing is hidden silently.
+  function markWide(el, what = "chart") {
     const wide = el.scrollWidth > el.clientWidth + 2;
     el.classList.toggle("wide", wide);
     const next = el.nextElementSibling;
@@ -116,12 +116,22 @@
     if (wide && !cue) {
       const note = document.createElement("div");
       note.className = "wide-cue";
-      note.textContent = "This chart is wider than the reply: scroll it sideways for the rest →";
+      note.textContent = `This ${what} is wider than the reply: scroll it sideways for the rest →`;
       el.after(note);
     } else if (!wide && cue) {
       cue.remove();
     }
   }
+
+  const TABLES = ".table-block, details.more-table";
+  function markWideTables(reply) {
+    for (const el of reply.querySelectorAll(TABLES)) markWide(el, "table");
+  }
+  // A folded table opened: its rows may be wider than the reply.
+  document.addEventListener("toggle", (event) => {
+    const el = event.target.closest && event.target.closest(TABLES);
+    if (el) markWide(el, "table");
+  }, true);
 
   // A reply's drawings that are not Vega-Lite (every attention head as a raster: heads.js, loaded as a module).
   async function drawDrawings(reply) {
@@ -217,6 +227,7 @@
     const pending = container.querySelector(".pending");
     const reply = replyElement(payload);
     if (pending) pending.replaceWith(reply); else container.append(reply);
+    markWideTables(reply);
     if (!payload.ok && !onLoad && box() && box().value === "" && A.asked) fill(A.asked, false);  // edit and retry
     const ask = reply.previousElementSibling;
     scrollToTop(ask && ask.classList.contains("ask") ? ask : reply);
@@ -291,6 +302,7 @@
       reply.dataset.restored = "1";
       reply.dataset.done = "1";
       container.append(ask, reply);
+      markWideTables(reply);
       for (const holder of reply.querySelectorAll(".corpus-map[data-map]")) {
         holder.removeAttribute("data-map");
         holder.textContent = "";

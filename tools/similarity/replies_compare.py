@@ -108,6 +108,7 @@ def compare(c: Comparison) -> Result:
             frame["unrelated pairs below"] = [f"{verdicts[p].unrelated_rank:.0f}%" if p in verdicts else ""
                                               for p in c.poolings]
             frame["typical of gold"] = [verdicts[p].band if p in verdicts else "" for p in c.poolings]
+        frame = frame[[k for k in frame.columns if k not in ("a", "b")] + ["a", "b"]]  # numbers first, texts last
         shape = f"{head.value} pooling, {where}, {c.model}"
         if ref is not None:
             v = verdicts[head]
