@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         reply = execute(args.command, Session(), ModelHub(settings), settings, access=DataAccess.local(),
                         progress=bar, background=False)
         bar.end()
-        print(json.dumps(reply.to_json(), indent=1) if args.json else terminal_text(reply))
+        try:
+            print(json.dumps(reply.to_json(), indent=1) if args.json else terminal_text(reply))
+        except BrokenPipeError:  # `| head` read what it wanted: not an error of ours
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0 if reply.ok else 2
 
     from assistant.app import launch

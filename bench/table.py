@@ -29,6 +29,16 @@ def _load(name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def _cpu(result: dict) -> str:
+    """The CPU a result was measured on: model name, family/model and kernel flags where recorded, cores."""
+    m = result.get("machine", {})
+    if not m.get("cpu"):
+        return "not recorded"
+    flags = ", ".join(m.get("cpu_flags", []))
+    detail = "; ".join(x for x in (m.get("cpu_family_model", ""), flags) if x)
+    return f"{m['cpu']}{f' ({detail})' if detail else ' (flags not recorded)'}, {m.get('cores', '?')} cores"
+
+
 def _when(result: dict) -> str:
     facts = result.get("machine", {})
     load = facts.get("load_avg") or result.get("load_average") or []
@@ -131,9 +141,6 @@ def _soak(r: dict) -> list[list[str]]:
     via = "through the page" if pages == legs else "over HTTP with the page's own events" if not pages else \
         f"{pages} legs through the page, then HTTP with the page's events"
     last = [run["rows"][-1] for run in runs]
-    m = r["machine"]
-    flags = ", ".join(m.get("cpu_flags", [])) or "flags not recorded"
-    cpu = f"{m['cpu']} (family/model {m.get('cpu_family_model', '?')}; {flags}), {m['cores']} cores"
 
     def med(key: str) -> float:
         return statistics.median(row[key] for row in last)
@@ -148,7 +155,7 @@ def _soak(r: dict) -> list[list[str]]:
     disk = (f"disk per visitor: {med('conversations_kb_per_visitor'):.0f} KB of kept conversation (until the idle "
             f"time), {med('gradio_cache_kb_per_visitor'):.0f} KB of Gradio's file cache (its `delete_cache` age)")
     return [[f"{legs} legs of {per_leg} visitors ({via}), 5 commands each, the page closed and freed after "
-             f"{runs[0]['grace_s']:g} s (`bench/soak.py`)", ours, f"{plateau[0]}; {disk}", cpu]]
+             f"{runs[0]['grace_s']:g} s (`bench/soak.py`)", ours, f"{plateau[0]}; {disk}", ""]]
 
 
 SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
@@ -160,15 +167,16 @@ def table() -> str:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     lines = [f"Written by `bench/table.py` at commit {commit} from `bench/results/*.json`; each row says "
-             "when it ran and the machine's load then (2 shared cores; ratios are within one run, absolute "
-             "times move with load).", "",
-             "| measure | this project | peer, same run | ratio | run |", "|---|---|---|---|---|"]
+             "the CPU it ran on, when, and the machine's load then (2 shared cores; ratios are within one run, "
+             "absolute times move with load).", "",
+             "| measure | this project | peer, same run | ratio | CPU (the flags that matter) | run |",
+             "|---|---|---|---|---|---|"]
     for name, build in SOURCES:
         result = _load(name)
         if result is None:
             continue
         for cells in build(result):
-            lines.append("| " + " | ".join([*cells, _when(result)]) + " |")
+            lines.append("| " + " | ".join([*cells, _cpu(result), _when(result)]) + " |")
     return "\n".join(lines)
 
 

@@ -1,9 +1,29 @@
 """`model` says where each pass runs on this CPU and what was measured on a CPU of its kind, never a ratio from
-another kind."""
+another kind; the fast path takes int8 only where int8 pays on this CPU, from the committed measurements or
+from one timing of a CPU they do not cover."""
 
 from __future__ import annotations
 
-from tools.models.cpu import MEASURED, CpuKind, kind_of, this_cpu
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tools.core.errors import UserError
+from tools.models.cpu import INT8_WORTH, MEASURED, Cpu, CpuKind, FastKernel, kind_of, this_cpu
+from tools.models.hub import ModelHub
+from tools.models.kernels import fast_kernel
+
+
+def _expected_kernel(kind: CpuKind) -> FastKernel | None:
+    """The rule, written here apart from the code: int8 where it measured INT8_WORTH x full precision's speed."""
+    row = MEASURED.get(kind)
+    if row is None:
+        return None
+    return FastKernel.INT8 if row.int8_x / row.full_x >= INT8_WORTH else FastKernel.FP32
 
 
 def test_the_kind_of_a_cpu_follows_the_flags_its_kernels_use():
@@ -30,6 +50,66 @@ def test_model_says_where_passes_run_and_what_this_kind_of_cpu_measured(run):
         assert measured.cpu in full.text and measured.full in full.text
         assert all(row.cpu not in full.text for kind, row in MEASURED.items() if kind is not cpu.kind)
     fast = run("model minilm:int8").result
-    assert "ONNX Runtime int8" in fast.text and "PyTorch int8" in fast.text
-    if measured is not None:
-        assert measured.fast in fast.text
+    kernel = _expected_kernel(cpu.kind)
+    if kernel is FastKernel.FP32:
+        assert "The fast path runs full precision on this CPU" in fast.text
+    elif kernel is FastKernel.INT8:
+        assert "ONNX Runtime int8" in fast.text and "PyTorch int8" in fast.text
+        assert "The fast path runs int8 on this CPU" in fast.text
+    if measured is not None:  # the measurement of the kernels it runs
+        assert (measured.fast if kernel is FastKernel.INT8 else measured.full) in fast.text
+
+
+def test_int8_is_taken_only_where_the_measured_cpu_gained_enough_from_it():
+    # the AVX2 EPYC measured int8 1.74x and full precision 1.67x sentence-transformers: int8 buys nothing there
+    avx2 = Cpu("AMD EPYC 7B12", "23/49", frozenset({"avx2", "fma"}), CpuKind.AVX2)
+    choice = fast_kernel(None, "auto", avx2)
+    assert choice.kernel is _expected_kernel(CpuKind.AVX2) is FastKernel.FP32
+    assert "1.04x" in choice.why and "full precision" in choice.why
+    amx = Cpu("Intel Xeon", "6/167", frozenset({"amx_int8", "avx512f"}), CpuKind.AMX)
+    assert fast_kernel(None, "auto", amx).kernel is _expected_kernel(CpuKind.AMX) is FastKernel.INT8
+    # the setting overrides the table either way, and says so
+    assert fast_kernel(None, "int8", avx2).kernel is FastKernel.INT8
+    assert "ASSISTANT_FAST_KERNEL=fp32" in fast_kernel(None, "fp32", amx).why
+    with pytest.raises(UserError, match="use auto, int8 or fp32"):
+        fast_kernel(None, "bf16", amx)
+
+
+def test_a_full_precision_fast_path_gives_full_precision_vectors_and_model_says_why(hub):
+    from assistant.dispatch import execute
+    from assistant.session import Session
+    from tools.encoding.pooling import Pooling, sentence_vectors
+
+    fp32 = ModelHub(dataclasses.replace(hub.settings, fast_kernel="fp32"))
+    fast, full = fp32.get("minilm:int8"), hub.get("minilm")
+    texts = [f"{s} ({i})" for i, s in enumerate(["A man plays a guitar.", "The bank raised its rates.",
+                                                 "Cats sleep a lot."] * 6)]  # 18 texts: a bulk batch
+    a = sentence_vectors(fast, texts, Pooling.SBERT)[0].numpy()
+    b = sentence_vectors(full, texts, Pooling.SBERT)[0].numpy()
+    assert fast.name == "minilm:int8" and np.abs(a - b).max() < 1e-5
+    reply = execute("model", Session(model="minilm:int8"), fp32, fp32.settings).result
+    table = dict(zip(reply.table("model")["property"], reply.table("model")["value"]))
+    assert table["attention passes"] == "PyTorch fp32" and "int8" not in table["bulk passes"]
+    assert table["fast path's kernels"].startswith("fp32: ASSISTANT_FAST_KERNEL=fp32")
+    assert "The fast path runs full precision on this CPU" in reply.text
+
+
+def test_a_cpu_the_table_does_not_know_is_timed_once_and_its_choice_kept(lm):
+    from tools.models.backends.onnx_runtime import export_onnx
+
+    unknown = Cpu(f"Test CPU {time.time_ns()}", "0/0", frozenset({"avx2", "avx512f"}), CpuKind.AVX512)
+    assert unknown.kind not in MEASURED
+    first = fast_kernel(lm, "auto", unknown)
+    folder = Path(str(export_onnx(lm, int8=True))).parent
+    records = [p for p in folder.glob("kernel-*.json") if json.loads(p.read_text())["cpu"] == unknown.name]
+    assert len(records) == 1, records
+    kept = json.loads(records[0].read_text())
+    assert len(kept["fp32_s"]) == len(kept["int8_s"]) == 3 and kept["texts"] >= 32
+    gain = float(np.median(kept["fp32_s"]) / np.median(kept["int8_s"]))
+    assert first.kernel is (FastKernel.INT8 if gain >= INT8_WORTH else FastKernel.FP32)
+    assert "timed at first use" in first.why and f"{gain:.2f}x" in first.why
+    # the next load reads the kept timing instead of timing again: change it, and the choice follows it
+    records[0].write_text(json.dumps({**kept, "fp32_s": [1.0] * 3, "int8_s": [1.0] * 3}))
+    again = fast_kernel(lm, "auto", unknown)
+    assert again.kernel is FastKernel.FP32 and "1.00x" in again.why
+    records[0].unlink()

@@ -158,7 +158,10 @@ def test_fast_suffix_and_setting():
 
 @pytest.fixture(scope="module")
 def fast_lm(hub):
-    return hub.get("minilm:int8")
+    """The int8 fast path itself, whatever this CPU's own choice of kernels (tests/test_cpu_paths.py)."""
+    import dataclasses
+
+    return ModelHub(dataclasses.replace(hub.settings, fast_kernel="int8")).get("minilm:int8")
 
 
 def test_fast_path_is_off_by_default_and_named_when_on(hub, lm, fast_lm, run):

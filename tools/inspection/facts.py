@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from tools.encoding.unknown import Unseen
-from tools.models.cpu import Cpu, Measured
+from tools.models.cpu import Cpu, KernelChoice, Measured
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,7 @@ class ModelFacts:
         bulk_rows: the batch size from which bulk passes take the bulk path (0: never).
         cpu: the CPU it runs on (None off the CPU).
         measured: what the paths measured on a CPU of this kind (None: not measured).
+        kernel: a fast path's kernels on this CPU and why (None: not a fast path).
     """
 
     name: str
@@ -167,3 +168,4 @@ class ModelFacts:
     bulk_rows: int = 0
     cpu: Cpu | None = None
     measured: Measured | None = None
+    kernel: KernelChoice | None = None

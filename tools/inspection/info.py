@@ -82,7 +82,8 @@ def compute_paths(lm: LoadedModel) -> dict[str, Any]:
     paths = {"chat": backend.name if exported or not rows else fallback.name, "bulk": backend.name,
              "attention": fallback.name}
     cpu = this_cpu()
-    return {"paths": paths, "bulk_rows": rows, "cpu": cpu, "measured": MEASURED.get(cpu.kind)}
+    return {"paths": paths, "bulk_rows": rows, "cpu": cpu, "measured": MEASURED.get(cpu.kind),
+            "kernel": lm.state.kernel}
 
 
 #: The one-call tool: :func:`description` answered as a Result by the family's formatter.

@@ -15,6 +15,7 @@ from tools.charts import why as why_charts
 from tools.core.results import Chart, Result, Table
 from tools.core.text import code, md
 from tools.inspection.facts import FillReasons, Fills, ModelFacts, Tokens
+from tools.models.cpu import FastKernel
 
 #: Tokens named per mask in the ``mask --why`` reply.
 NAMED = 3
@@ -141,8 +142,13 @@ def path_sentence(f: ModelFacts) -> str:
                 "(exported once, on the first such batch)")
     where = f"{runs}; attention weights on {words['attention']}. This CPU: {f.cpu.name} ({f.cpu.kind.value})"
     if f.measured is None:
-        return where + "; no CPU of this kind has been measured against sentence-transformers yet."
-    return where + f"; on a CPU of this kind ({f.measured.cpu}) {_fast_or_full(f)}."
+        where += "; no CPU of this kind has been measured against sentence-transformers yet."
+    else:
+        where += f"; on a CPU of this kind ({f.measured.cpu}) {_fast_or_full(f)}."
+    if f.kernel is not None:
+        runs_as = "int8" if f.kernel.kernel is FastKernel.INT8 else "full precision"
+        where += f" The fast path runs {runs_as} on this CPU: {f.kernel.why}."
+    return where
 
 
 def _fast_or_full(f: ModelFacts) -> str:
@@ -159,6 +165,8 @@ def path_rows(f: ModelFacts) -> list[tuple[str, str]]:
     rows.append(("CPU", f"{f.cpu.name} ({f.cpu.family_model}; {', '.join(sorted(f.cpu.flags)) or 'no flags read'})"))
     rows.append(("measured on this kind of CPU", "not yet" if f.measured is None else
                  f"{f.measured.cpu}: full precision {f.measured.full}; int8 {f.measured.fast}"))
+    if f.kernel is not None:
+        rows.append(("fast path's kernels", f"{f.kernel.kernel.value}: {f.kernel.why}"))
     return rows
 
 

@@ -8,7 +8,8 @@ any weight would be random), ``hub`` (``ModelHub``, ``LoadedModel``,
 ``ModelState``, the registry the GPU boundary finds models in by name) and
 ``backends/`` (how hidden states are computed: torch, torch-int8, onnx, onnx-int8) and
 ``gpu`` (``@gpu``: ``spaces.GPU`` on a ZeroGPU Space, a no-op elsewhere), ``cpu`` (this CPU's kind from its
-flags, and what the compute paths measured on each kind) and ``threads``
+flags, and what the compute paths measured on each kind), ``kernels`` (the fast path's
+kernels on this CPU: the setting, its kind's measurement, or one kept timing) and ``threads``
 (the torch thread choice, made under one process-wide lock around a pass; the encoding
 floor above uses it too).
 

@@ -2,7 +2,9 @@
 
 The kind comes from the CPU's flags (``/proc/cpuinfo``): AMX, AVX-512 with VNNI, AVX-512, AVX2, or none of
 those. :data:`MEASURED` holds what ``bench/throughput.py`` found on a CPU of each kind, naming that CPU; a
-kind with no row has not been measured, and ``model`` says so instead of guessing.
+kind with no row has not been measured, and ``model`` says so instead of guessing. The fast path's kernels
+follow from that row (:meth:`Measured.choice`); a kind with no row is timed once
+(``tools.models.kernels``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,36 @@ class Cpu:
     kind: CpuKind
 
 
+class FastKernel(Enum):
+    """What the fast path (a ``:int8`` model) computes with on this CPU."""
+
+    INT8 = "int8"  # ONNX Runtime int8 (dynamically quantised MatMuls); attentions on PyTorch int8
+    FP32 = "fp32"  # full precision: int8 buys too little here to pay for the scores it moves
+
+
+#: int8 is taken only where it is at least this much faster than full precision: it moves STS-B Spearman by
+#: 0.003-0.004, which a few percent of speed does not pay for.
+INT8_WORTH = 1.15
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """The fast path's kernels on this CPU and why (a sentence naming the measurement or the setting)."""
+
+    kernel: FastKernel
+    why: str
+
+
+def choice_from(full_x: float, int8_x: float, where: str) -> KernelChoice:
+    """int8 where it is :data:`INT8_WORTH` times full precision's speed or more, else full precision."""
+    gain = int8_x / full_x
+    if gain >= INT8_WORTH:
+        return KernelChoice(FastKernel.INT8, f"int8 ran {gain:.2f}x as fast as full precision {where}")
+    return KernelChoice(FastKernel.FP32, f"int8 ran only {gain:.2f}x as fast as full precision {where} (under "
+                                         f"{INT8_WORTH:.2f}x buys too little for the scores it moves), so the fast "
+                                         "path runs full precision")
+
+
 @dataclass(frozen=True)
 class Measured:
     """What the compute paths measured on one CPU of a kind (``bench/throughput.py``, STS-B test).
@@ -42,11 +74,19 @@ class Measured:
         cpu: the CPU it ran on, with its flags and the date.
         full: full precision, against sentence-transformers.
         fast: the int8 fast path, against sentence-transformers and our full precision.
+        full_x: full precision's speed, in multiples of sentence-transformers' default.
+        int8_x: ONNX Runtime int8's speed, in the same multiples.
     """
 
     cpu: str
     full: str
     fast: str
+    full_x: float
+    int8_x: float
+
+    def choice(self) -> KernelChoice:
+        """The fast path's kernels on CPUs of this kind, from these measurements."""
+        return choice_from(self.full_x, self.int8_x, "on the measured CPU of this kind")
 
 
 #: One row per kind measured so far; each names its CPU (a ratio holds only where it was measured).
@@ -55,12 +95,12 @@ MEASURED: dict[CpuKind, Measured] = {
         "AMD EPYC, family 23 model 49 (Zen 2: AVX2, no AVX-512, no VNNI), 2 cores",
         "ONNX Runtime fp32 on bulk passes 1.67x sentence-transformers' default and 1.6x its ONNX backend",
         "ONNX Runtime int8 1.74x sentence-transformers' default: about full precision's speed, since without "
-        "VNNI the int8 kernels gain little; its own int8 export was 1.05x"),
+        "VNNI the int8 kernels gain little; its own int8 export was 1.05x", 1.67, 1.74),
     CpuKind.AMX: Measured(
         "Intel Xeon, family 6 model 167 (AVX-512, VNNI, AMX), 2 cores, 2026-11-23",
         "1.30x sentence-transformers' default (PyTorch fp32 is about as fast as ONNX Runtime fp32 here); "
         "OpenVINO fp32 matched or beat it (0.79-1.27x ours, loaded runs)",
-        "ONNX Runtime int8 2.18x sentence-transformers' default and 1.8-2.8x its ONNX int8 export"),
+        "ONNX Runtime int8 2.18x sentence-transformers' default and 1.8-2.8x its ONNX int8 export", 1.30, 2.18),
 }
 
 #: The flags that decide the kind (and that benchmarks record).

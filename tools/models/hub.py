@@ -25,6 +25,8 @@ from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.models.backends import Backend
 from tools.models.backends.torch_fp32 import TorchBackend
+from tools.models.cpu import FastKernel, KernelChoice
+from tools.models.kernels import fast_kernel
 from tools.models.loading import load_parts
 from tools.models.names import FAST_SUFFIX, ModelSource, pick_device, resolve, split_fast
 from tools.models.st_config import SentenceConfig, read_sentence_config
@@ -49,6 +51,7 @@ class ModelState:
         sentence: the sentence-transformers recipe, read once (None: the model has none).
         references: its STS-B dev reference cosines per pooling (``tools.benchmark.reference``; empty: none).
         neighbourhoods: how close vocabulary rows' nearest neighbours are (``tools.similarity.neighbors``).
+        kernel: a fast path's kernels on this CPU and why (None: not a fast path).
     """
 
     backend: Backend = field(default_factory=TorchBackend)
@@ -59,6 +62,7 @@ class ModelState:
     references: Any = None  # dict[str, tools.similarity.reference.Reference]
     neighbourhoods: Any = None  # numpy (rows, MAX_K) nearest-neighbour cosines of sampled vocabulary rows
     sentence: SentenceConfig | None = _UNREAD
+    kernel: KernelChoice | None = None
 
 
 _serial = itertools.count(1)
@@ -144,28 +148,38 @@ def load(source: ModelSource, device: torch.device) -> LoadedModel:
     return LoadedModel(source=source, tokenizer=tokenizer, encoder=encoder, device=device)
 
 
-def quantize(lm: LoadedModel) -> LoadedModel:
-    """The fast path: the encoder in int8 with dynamic quantisation (CPU only).
+def quantize(lm: LoadedModel, kernel: KernelChoice | None = None) -> LoadedModel:
+    """The fast path (CPU only), with the kernels ``kernel`` chose for this CPU (default: int8).
 
-    Hidden-state passes run an int8 ONNX export in ONNX Runtime (the ``onnx-int8``
+    int8: hidden-state passes run an int8 ONNX export in ONNX Runtime (the ``onnx-int8``
     backend); passes with attention weights, and the fallback where no export can
     be made, run the PyTorch encoder with its Linear layers in int8 (``torch-int8``;
-    the feed-forward output projections of the first half stay float32). The
-    model's name gains ``:int8``, so every reply names it. Scores move a little
-    (bench/throughput.py measures STS-B Spearman against full precision).
+    the feed-forward output projections of the first half stay float32). Scores move a
+    little (bench/throughput.py measures STS-B Spearman against full precision).
+    fp32 (a CPU where int8 buys too little): hidden states run the full-precision ONNX
+    export and attentions the float encoder, so the vectors are full precision's.
+    Either way the model's name gains ``:int8``, so every reply and link names the fast
+    path, and ``model`` says which kernels it runs and why.
     """
     if lm.device.type != "cpu":
         raise UserError(f"The int8 fast path runs on the CPU only; drop `{FAST_SUFFIX}` (or ASSISTANT_FAST) "
                         f"to use {lm.device.type}.")
-    from tools.models.backends.onnx_runtime import OnnxInt8Backend, export_int8
+    from tools.models.backends.onnx_runtime import OnnxBackend, OnnxInt8Backend, export_int8, export_onnx
     from tools.models.backends.torch_int8 import quantize_encoder
 
-    onnx_path = export_int8(lm)  # from the float encoder, before it is quantised in place
-    encoder = quantize_encoder(lm.encoder, lm.num_layers)
-    backend: Backend = OnnxInt8Backend(onnx_path) if onnx_path is not None else TorchBackend("torch-int8")
+    kernel = kernel or KernelChoice(FastKernel.INT8, "the int8 fast path was asked for")
+    backend: Backend
+    if kernel.kernel is FastKernel.FP32:
+        encoder = lm.encoder
+        full_path = export_onnx(lm, int8=False)
+        backend = OnnxBackend(full_path, "onnx", TorchBackend("torch")) if full_path else TorchBackend("torch")
+    else:
+        onnx_path = export_int8(lm)  # from the float encoder, before it is quantised in place
+        encoder = quantize_encoder(lm.encoder, lm.num_layers)
+        backend = OnnxInt8Backend(onnx_path) if onnx_path is not None else TorchBackend("torch-int8")
     source = dataclasses.replace(lm.source, name=lm.source.name + FAST_SUFFIX)
     return LoadedModel(source=source, tokenizer=lm.tokenizer, encoder=encoder, device=lm.device,
-                       state=ModelState(backend=backend))
+                       state=ModelState(backend=backend, kernel=kernel))
 
 
 class ModelHub:
@@ -193,7 +207,7 @@ class ModelHub:
             if key not in self._models:
                 loaded = load(source, dev)
                 if fast:
-                    loaded = quantize(loaded)
+                    loaded = quantize(loaded, fast_kernel(loaded, self.settings.fast_kernel))
                 elif dev.type == "cpu" and self.settings.onnx_rows > 0:
                     from tools.models.backends.onnx_runtime import OnnxBackend
 
