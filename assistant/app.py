@@ -27,6 +27,7 @@ from assistant.maps import lifespan as map_routes
 from assistant.mcp_server import PATH as MCP_PATH
 from assistant.mcp_server import AgentFace, guarded
 from assistant.mcp_server import tools as agent_tools
+from assistant.memory import limit_arenas
 from assistant.render.html import reply_payload
 from assistant.render.starters import starters_html
 from assistant.render.terminal import write_downloads
@@ -58,6 +59,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
     as at turn 1.
     """
     settings = settings or Settings.from_env()
+    limit_arenas(settings.malloc_arenas)  # before the server's threads start: they share these arenas
     hub = hub or ModelHub(settings)
     model_choices = list(dict.fromkeys([settings.model, *EMBEDDED, *ALIASES]))
 
@@ -73,6 +75,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         visitors.back(getattr(request, "session_hash", None))
         if request is not None:
             session.base_url = page_address(dict(request.headers)) or session.base_url
+        answered = session.answered
         switch_error = _switch_model(session, model_name)
         if switch_error is not None:
             reply = Reply(line or "", error=switch_error)
@@ -85,7 +88,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         if turn is not None and turn.command not in META:  # every answer carries its permalink
             link = link_html(permalink(session.base_url, turn.line, turn.model))
         payload = reply_payload(reply, link)
-        conversations.save(session, line or "", payload)
+        conversations.save(session, line or "", payload, session.turns[-1] if session.answered > answered else None)
         # the box is the page's: emptied as the line left, given back on an error (page.js)
         return (gr.update(), payload, session, *_side_panel(reply, session),
                 gr.update(value=session.model or settings.model))

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.corpora import forget
-from assistant.session import Session, Turn
+from assistant.session import MAX_TURNS, Session, Turn
 from tools.core.config import Settings
 
 #: What a conversation id looks like (``secrets.token_hex(16)``); anything else is never a path.
@@ -123,8 +123,10 @@ class Conversations:
 
     # --- writing ---------------------------------------------------------------------------------
 
-    def save(self, session: Session, line: str, payload: dict[str, Any]) -> None:
-        """Keep one exchange and the session's state (atomically: a crash leaves the previous state)."""
+    def save(self, session: Session, line: str, payload: dict[str, Any], turn: Turn | None = None) -> None:
+        """Keep one exchange, its answered command (``turn``, None when it answered none) and the session's
+        state (atomically: a crash leaves the previous state). Turns are added to those kept, never written
+        over them, so two tabs of one conversation both keep theirs."""
         folder = self._folder(session.key)
         if folder is None:
             return
@@ -139,7 +141,11 @@ class Conversations:
                                                                                    self.max_bytes)}).encode("utf-8"))
             _write(replies / f"{number:06d}.json.gz", data)
             dropped = int(state.get("dropped", 0)) + self._cap(replies)
-            self._write_state(folder, session, exchanges=number, dropped=dropped)
+            turns, answered = list(state.get("turns", [])), int(state.get("answered", 0))
+            if turn is not None:
+                answered += 1
+                turns = [*turns, {**asdict(turn), "number": answered}][-MAX_TURNS:]
+            self._write_state(folder, session, turns, answered, exchanges=number, dropped=dropped)
 
     def remember(self, session: Session) -> None:
         """Keep the session's state alone (a model or corpus picked, a file uploaded)."""
@@ -148,8 +154,8 @@ class Conversations:
             return
         with self._lock:
             state = self._state(folder)
-            self._write_state(folder, session, exchanges=int(state.get("exchanges", 0)),
-                              dropped=int(state.get("dropped", 0)))
+            self._write_state(folder, session, list(state.get("turns", [])), int(state.get("answered", 0)),
+                              exchanges=int(state.get("exchanges", 0)), dropped=int(state.get("dropped", 0)))
 
     def forget(self, cid: str) -> None:
         """Delete a conversation now (its page asked for a new one), with its corpora on a shared server."""
@@ -192,10 +198,11 @@ class Conversations:
             return {}
 
     @staticmethod
-    def _write_state(folder: Path, session: Session, exchanges: int, dropped: int) -> None:
+    def _write_state(folder: Path, session: Session, turns: list[dict[str, Any]], answered: int, exchanges: int,
+                     dropped: int) -> None:
         state = {"model": session.model, "mlm_model": session.mlm_model, "corpus": session.corpus,
-                 "uploads": list(session.uploads), "answered": session.answered,
-                 "turns": [asdict(t) for t in session.turns], "exchanges": exchanges, "dropped": dropped}
+                 "uploads": list(session.uploads), "answered": answered, "turns": turns, "exchanges": exchanges,
+                 "dropped": dropped}
         _write(folder / STATE, json.dumps(state).encode("utf-8"))
         os.utime(folder)  # the idle clock is the folder's time
 

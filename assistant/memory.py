@@ -9,8 +9,10 @@ freed (Gradio clears its per-session caches itself when the page disconnects).
 
 Freed Python objects go back to glibc's malloc, which keeps much of that memory in its arenas
 instead of returning it to the system, so a server's RSS keeps the high-water mark of every
-burst of visitors. :func:`trim` asks glibc to give the free pages back (``malloc_trim``);
-elsewhere (musl, macOS) it does nothing.
+burst of visitors. :func:`trim` asks glibc to give the free pages back (``malloc_trim``), and
+:func:`limit_arenas` caps how many arenas the server's threads spread over (``mallopt(M_ARENA_MAX)``:
+glibc's default is eight per core, each keeping its own freed pages); elsewhere (musl, macOS) both
+do nothing.
 """
 
 from __future__ import annotations
@@ -55,17 +57,36 @@ def forget_sessions(blocks: Any, hashes: Collection[str]) -> int:
     return dropped
 
 
+#: glibc's mallopt parameter for the most arenas (malloc.h).
+M_ARENA_MAX = -8
+
+
 @cache
-def _malloc_trim() -> Any:
+def _libc() -> Any:
     name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name) if name else None
+        return ctypes.CDLL(name) if name else None
     except OSError:
         return None
-    trim = getattr(libc, "malloc_trim", None) if libc is not None else None
+
+
+@cache
+def _malloc_trim() -> Any:
+    trim = getattr(_libc(), "malloc_trim", None)
     if trim is not None:
         trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return trim
+
+
+def limit_arenas(arenas: int) -> bool:
+    """Let the server's threads share at most ``arenas`` malloc arenas (0: glibc's default); False where there
+    is no glibc. Called before the server starts its threads: arenas already made stay, none are added past
+    the limit."""
+    mallopt = getattr(_libc(), "mallopt", None)
+    if arenas <= 0 or mallopt is None:
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, arenas))
 
 
 def trim() -> bool:

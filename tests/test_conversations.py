@@ -12,7 +12,7 @@ import time
 import pytest
 
 from assistant.conversations import Conversations
-from assistant.session import Session
+from assistant.session import Session, Turn
 from tests.browsing import DONE, Watch, ask, chart_errors, log_text, ready
 from tests.conftest import free_port
 from tools.core.config import Settings
@@ -28,16 +28,15 @@ def _payload(n: int, size: int = 100) -> dict:
             "charts": []}
 
 
-def _answered(session: Session, line: str) -> None:
-    session.remember(line, Result(command=line.split()[0], text=f"answer to {line}"))
+def _answered(session: Session, line: str) -> Turn:
+    return session.remember(line, Result(command=line.split()[0], text=f"answer to {line}"))
 
 
 def test_a_kept_conversation_comes_back_with_its_turns_model_and_replies(tmp_path):
     kept = Conversations(Settings(conversation_dir=str(tmp_path)))
     session = Session(model="minilm", corpus="reviews")
     for n, line in enumerate(LINES, 1):
-        _answered(session, line)
-        kept.save(session, line, _payload(n))
+        kept.save(session, line, _payload(n), _answered(session, line))
     back = Session()
     restored = kept.restore(session.key, back)
     assert restored is not None and restored.dropped == 0
@@ -49,6 +48,22 @@ def test_a_kept_conversation_comes_back_with_its_turns_model_and_replies(tmp_pat
     # a reply cut short by a crash is skipped; the rest still come back
     (tmp_path / session.key / "replies" / "000002.json.gz").write_bytes(b"\x1f\x8b\x08broken")
     assert [e.line for e in kept.restore(session.key, Session()).exchanges] == [LINES[0], LINES[2]]
+
+
+def test_two_tabs_of_one_conversation_both_keep_their_turns_and_replies(tmp_path):
+    kept = Conversations(Settings(conversation_dir=str(tmp_path)))
+    first = Session(model="minilm")
+    kept.save(first, LINES[0], _payload(1), _answered(first, LINES[0]))
+    second = Session()
+    kept.restore(first.key, second)  # the same browser opens a second tab: the same conversation
+    kept.save(second, LINES[1], _payload(2), _answered(second, LINES[1]))
+    kept.save(first, LINES[2], _payload(3), _answered(first, LINES[2]))  # the first tab goes on
+    kept.save(first, "compare a", {**_payload(4), "ok": False})  # an error answers no command: no turn
+    back = Session()
+    restored = kept.restore(first.key, back)
+    assert restored is not None and [e.line for e in restored.exchanges] == [*LINES, "compare a"]
+    assert back.history == list(LINES)  # neither tab's commands were written over by the other's
+    assert [t.number for t in back.turns] == [1, 2, 3] and back.answered == 3
 
 
 def test_ids_that_are_not_kept_conversations_start_afresh_and_never_name_a_path(tmp_path):
@@ -67,8 +82,8 @@ def test_each_conversation_keeps_at_most_its_size_oldest_replies_first(tmp_path)
     session = Session()
     noise = os.urandom(200_000).hex()  # incompressible: 400 KB a reply on disk before gzip, ~230 KB after
     for n in range(1, 9):
-        _answered(session, f"tokenize {n}")
-        kept.save(session, f"tokenize {n}", {**_payload(n), "html": noise[: 400_000]})
+        kept.save(session, f"tokenize {n}", {**_payload(n), "html": noise[: 400_000]},
+                  _answered(session, f"tokenize {n}"))
     folder = tmp_path / session.key
     on_disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     assert on_disk <= 2**20 + 10_000
@@ -80,8 +95,8 @@ def test_each_conversation_keeps_at_most_its_size_oldest_replies_first(tmp_path)
     kept.restore(session.key, back)
     assert len(back.history) == 8  # every line stays in history
     # one reply larger than half the cap is kept as a note that offers to run it again
-    _answered(session, "vocab huge")
-    kept.save(session, "vocab huge", {**_payload(9), "html": os.urandom(700_000).hex()})
+    kept.save(session, "vocab huge", {**_payload(9), "html": os.urandom(700_000).hex()},
+              _answered(session, "vocab huge"))
     last = kept.restore(session.key, Session()).exchanges[-1]
     assert "too large to keep" in last.payload["html"] and "data-run='vocab huge'" in last.payload["html"]
 
@@ -92,8 +107,7 @@ def test_the_idle_rule_deletes_a_conversation_and_its_corpora_on_a_shared_server
     kept = Conversations(settings)
     old, new = Session(), Session()
     for s in (old, new):
-        _answered(s, "help")
-        kept.save(s, "help", _payload(1))
+        kept.save(s, "help", _payload(1), _answered(s, "help"))
     corpora = tmp_path / "corpora" / "conversations" / old.key
     corpora.mkdir(parents=True)
     hour_ago = time.time() - 3600

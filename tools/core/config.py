@@ -73,6 +73,9 @@ class Settings:
     max_sessions: int = _setting(2000, "conversations kept at once; past it the longest idle ones are freed", 1)
     trim_memory: bool = _setting(True, "after visitors' conversations are freed, give the memory the allocator "
                                        "keeps back to the system (glibc's malloc_trim)")
+    malloc_arenas: int = _setting(2, "malloc arenas the server's threads share (glibc; each keeps the memory freed "
+                                     "in it, so fewer arenas keep less after visitors leave); 0 leaves glibc's "
+                                     "default of eight per core", 0)
     layers_max_sentences: int = _setting(1000, "sentences `probe`, `contextuality` and `cka` may read (--sentences)", 2)
     rollout_max_tokens: int = _setting(48, "tokens `rollout` reads (its heatmaps stay readable)", 4)
     flow_max_tokens: int = _setting(24, "tokens `rollout --method flow` reads (one max-flow per pair of tokens)", 4)
