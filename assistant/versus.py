@@ -66,7 +66,8 @@ def _load(ctx: Context, name: str) -> Any:
 def join(a: Result, b: Result, names: tuple[str, str], differ: str,
          charts: list[Chart] | None = None) -> Result:
     """One reply from two models' replies to the same command: every table once with a ``model`` column,
-    each chart side by side (or the command's own ``charts``), and the sentence on where they differ."""
+    each chart side by side (or the command's own ``charts``), each model's drawings one after the other
+    (their titles name the model), and the sentence on where they differ."""
     tables = _tables(a, b, names)
     charts = pairs.side_by_side(a.charts, b.charts, names) if charts is None else charts
     text = (f"**{md(names[0])}** vs **{md(names[1])}**: {differ}\n\n"
@@ -75,7 +76,9 @@ def join(a: Result, b: Result, names: tuple[str, str], differ: str,
     settings = {**a.settings, "vs": names[1], "models": f"{names[0]}, {names[1]}"}
     return Result(a.command, text, tables, charts, warnings, a.model, settings=settings,
                   artifacts=[dataclasses.replace(x, filename=f"{_slug(n)}-{x.filename}")
-                             for n, r in zip(names, (a, b)) for x in r.artifacts])
+                             for n, r in zip(names, (a, b)) for x in r.artifacts],
+                  drawings=[dataclasses.replace(d, name=f"{n}: {d.name}")
+                            for n, r in zip(names, (a, b)) for d in r.drawings])
 
 
 def _slug(name: str) -> str:

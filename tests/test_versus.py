@@ -84,6 +84,11 @@ def test_attend_vs_puts_both_pattern_tables_in_one_with_a_facet_per_model(run):
     chart = reply.to_json()["charts"][0]
     assert chart["name"] == "patterns" and chart["vega_lite"]["facet"]["column"]["field"] == "model"
     _compiles(chart["vega_lite"])
+    # every head of each model as a raster, one after the other, each titled with its model
+    drawings = reply.result.drawings
+    assert [d.name for d in drawings] == ["minilm: attention heads", "minilm:int8: attention heads"]
+    assert [d.meta["title"].split()[0] for d in drawings] == ["minilm", "minilm:int8"]
+    assert drawings[1].data == _own(run, "attend The cat sat on the mat", "minilm:int8").drawings[0].data
 
 
 def test_again_vs_adds_a_model_and_again_vs_default_drops_it(run):
@@ -151,5 +156,10 @@ def test_why_and_side_by_side_charts_draw_on_the_page(live_app, browser):
         assert reply.ok, (line, reply.inner_text()[:300])
         charts, drawn = reply.charts()
         assert charts >= 1 and drawn == charts, (line, charts, drawn, chart_errors(page))
+        if line.startswith("attend"):  # both models' rasters drawn, each under its model's title
+            page.wait_for_function("r => r.querySelectorAll(\".drawing[data-drawn='1']\").length === 2",
+                                   arg=reply.node.element_handle())
+            titles = reply.node.locator(".drawing .heads-title").all_inner_texts()
+            assert [t.split()[0] for t in titles] == ["minilm", "minilm:int8"], titles
     assert chart_errors(page) == [] and watch.page_errors == [] and watch.console_errors == []
     page.close()
