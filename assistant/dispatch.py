@@ -148,6 +148,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if not line.split():
         return None
     typed = TABLE.get(line.split()[0].lower())
+    if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():
+        return None  # the parser's refusal of --vs says what to use instead
     other = another_model(line, session, TABLE, settings)
     if other is not None and typed is not None:
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:

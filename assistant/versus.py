@@ -28,6 +28,9 @@ Context = Any
 
 def refusal(verb: str, table: Mapping[str, Command]) -> str:
     """The sentence for ``--vs`` on a command that does not take it."""
+    instead = getattr(table.get(verb), "vs_instead", "")
+    if instead:
+        return f"`{verb}` does not take --vs; {instead}"
     names = dict.fromkeys(c.name for c in table.values() if c.takes_vs)
     return (f"`{verb}` does not take --vs; the commands that compare two models side by side are "
             + ", ".join(f"`{v}`" for v in names) + ".")

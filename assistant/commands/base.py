@@ -139,6 +139,8 @@ class Command(Generic[P, F]):
 
     #: Defined by commands that answer on two models side by side: the sentence on where two answers differ.
     differ: ClassVar[Callable[..., str] | None] = None
+    #: For a command that compares models its own way: what to use instead, said when ``--vs`` is refused.
+    vs_instead: ClassVar[str] = ""
 
     def versus_charts(self, a: F, b: F, names: tuple[str, str]) -> list[Any] | None:
         """Charts for a side-by-side reply, when two single charts side by side would not do (None: those)."""

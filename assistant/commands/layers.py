@@ -6,13 +6,31 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.commands.base import Command, Context, Texts
+from assistant.commands.corpus import _corpus
 from assistant.commands.options import param
 from assistant.commands.registry import register
+from tools.core.errors import UserError
 from tools.core.results import Result
+from tools.core.text import code
 from tools.layers import cka, contextuality, lens, probe, replies, replies_maps, rollout
 from tools.layers.facts import CkaEstimator, ProbeTask, RolloutMethod
+from tools.layers.inputs import Pool, corpus_pool
 
 ORDER = 55
+CORPUS_HELP = "draw the sentences from this corpus's texts instead of STS-B train"
+
+
+def _pool(ctx: Context, named: str | None, least: int, verb: str) -> Pool | None:
+    """The texts of the corpus ``--corpus`` names (as every corpus command finds it), or None for STS-B."""
+    if named is None:
+        return None
+    corpus = _corpus(ctx, named)
+    pool = corpus_pool(corpus.name, corpus.texts())
+    if len(pool.sentences) < least:
+        raise UserError(f"Corpus {code(corpus.name, 40)} has {len(pool.sentences)} distinct texts and `{verb}` needs "
+                        f"at least {least}; load a larger one with `corpus load FILE`, or leave out --corpus to read "
+                        "STS-B.")
+    return pool
 
 
 @register
@@ -21,7 +39,8 @@ class Probe(Command[Any, Any]):
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
     texts = Texts(0, None, "optional sentences to probe (default: STS-B train)", "[sentences ...]")
-    examples = ("probe --sentences 30", "probe --task pos --sentences 40 --seed 3")
+    examples = ("probe --sentences 30", "probe --task pos --sentences 40 --seed 3",
+                "probe --corpus reviews --sentences 40")
     phrasings = (
         "which layer knows part of speech?",
         "what does each layer know about syntax?",
@@ -37,16 +56,23 @@ class Probe(Command[Any, Any]):
     class Params:
         task: str = param("what to predict from each word's vector: part of speech, dependency label, or both",
                           "all", choices=ProbeTask)
-        sentences: int = param("how many STS-B train sentences (when no texts are given)", probe.DEFAULT_SENTENCES,
-                               minimum=4)
+        sentences: int = param("how many sentences to draw from STS-B train or --corpus (when no texts are given)",
+                               probe.DEFAULT_SENTENCES, minimum=probe.MIN_SENTENCES)
         seed: int = param("seed of the sentence sample and the train/test split", 0, minimum=0, maximum=2**32 - 1)
+        corpus: str | None = param(CORPUS_HELP, metavar="NAME")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
+        if texts and p.corpus:
+            raise UserError("`probe` reads either the sentences you give or --corpus, not both; drop one.")
         return probe.probing(ctx.model(), texts, task=p.task, sentences=p.sentences, seed=p.seed,
+                             pool=_pool(ctx, p.corpus, probe.MIN_SENTENCES, self.name),
                              settings=ctx.settings, progress=ctx.progress)
 
     def reply(self, facts: Any) -> Result:
         return replies.probe(facts)
+
+    def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
+        return replies.probe_difference(a, b, names)
 
 
 @register
@@ -55,7 +81,8 @@ class Contextuality(Command[Any, Any]):
     summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
                "maximum explainable variance, beside and adjusted for the anisotropy baseline")
     texts = Texts(0, contextuality.MAX_WORDS, "optional words to follow (default: frequent words)", "[word | ...]")
-    examples = ("contextuality --sentences 40", "contextuality bank | light --sentences 60")
+    examples = ("contextuality --sentences 40", "contextuality bank | light --sentences 60",
+                "contextuality --corpus reviews --sentences 60")
     phrasings = (
         "how contextual is 'w'?",
         "how contextual are the representations in each layer?",
@@ -69,17 +96,22 @@ class Contextuality(Command[Any, Any]):
 
     @dataclass(frozen=True)
     class Params:
-        sentences: int = param("how many STS-B sentences to read the words in", contextuality.DEFAULT_SENTENCES,
-                               minimum=2)
+        sentences: int = param("how many sentences of STS-B train or --corpus to read the words in",
+                               contextuality.DEFAULT_SENTENCES, minimum=contextuality.MIN_SENTENCES)
         seed: int = param("seed of the sentence sample and the random word pairs", 0, minimum=0, maximum=2**32 - 1)
+        corpus: str | None = param(CORPUS_HELP, metavar="NAME")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
-        return contextuality.contextuality_measures(ctx.model(), texts, sentences=p.sentences,
-                                                    seed=p.seed,
-                                                    settings=ctx.settings, progress=ctx.progress)
+        return contextuality.contextuality_measures(
+            ctx.model(), texts, sentences=p.sentences, seed=p.seed,
+            pool=_pool(ctx, p.corpus, contextuality.MIN_SENTENCES, self.name),
+            settings=ctx.settings, progress=ctx.progress)
 
     def reply(self, facts: Any) -> Result:
         return replies.contextuality(facts)
+
+    def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
+        return replies.contextuality_difference(a, b, names)
 
 
 @register
@@ -87,7 +119,7 @@ class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
     summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
                "layers (--with); debiased when examples are few")
-    examples = ("cka --sentences 20", "cka --sentences 30 --estimator biased")
+    examples = ("cka --sentences 20", "cka --sentences 30 --estimator biased", "cka --corpus reviews --sentences 20")
     phrasings = (
         "do the layers of this model represent text alike?",
         "compare every layer with every other layer",
@@ -101,16 +133,21 @@ class Cka(Command[Any, Any]):
     @dataclass(frozen=True)
     class Params:
         with_: str | None = param("compare this model's layers with another model's", metavar="MODEL", name="with")
-        sentences: int = param("how many STS-B sentences", cka.DEFAULT_SENTENCES, minimum=2)
+        sentences: int = param("how many sentences of STS-B train or --corpus", cka.DEFAULT_SENTENCES,
+                               minimum=cka.MIN_SENTENCES)
         seed: int = param("seed of the sentence sample", 0, minimum=0, maximum=2**32 - 1)
         estimator: str = param("HSIC estimator: auto (debiased when examples are under ten times the hidden size)",
                                "auto", choices=CkaEstimator)
+        corpus: str | None = param(CORPUS_HELP, metavar="NAME")
+
+    vs_instead = ("it compares two models itself: `cka --with MODEL` sets every layer of one against every layer "
+                  "of the other.")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         other = ctx.model(p.with_) if p.with_ else None
-        return cka.layer_similarity(ctx.model(), texts, other=other, sentences=p.sentences,
-                                    seed=p.seed,
-                                    estimator=p.estimator, settings=ctx.settings, progress=ctx.progress)
+        return cka.layer_similarity(ctx.model(), texts, other=other, sentences=p.sentences, seed=p.seed,
+                                    estimator=p.estimator, pool=_pool(ctx, p.corpus, cka.MIN_SENTENCES, self.name),
+                                    settings=ctx.settings, progress=ctx.progress)
 
     def reply(self, facts: Any) -> Result:
         return replies.cka(facts)
@@ -148,6 +185,9 @@ class Rollout(Command[Any, Any]):
     def reply(self, facts: Any) -> Result:
         return replies_maps.rollout(facts)
 
+    def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
+        return replies_maps.rollout_difference(a, b, names)
+
 
 @register
 class Lens(Command[Any, Any]):
@@ -174,3 +214,6 @@ class Lens(Command[Any, Any]):
 
     def reply(self, facts: Any) -> Result:
         return replies_maps.lens(facts)
+
+    def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
+        return replies_maps.lens_difference(a, b, names)

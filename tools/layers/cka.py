@@ -20,6 +20,7 @@ from tools.encoding.encode import Encoded
 from tools.layers import replies
 from tools.layers.facts import CkaEstimator, CkaUnit, LayerSimilarity
 from tools.layers.inputs import (
+    Pool,
     Progress,
     check_sentences,
     encode_chunks,
@@ -30,6 +31,8 @@ from tools.layers.inputs import (
 from tools.models.hub import LoadedModel, as_model
 
 DEFAULT_SENTENCES = 100
+#: The fewest sentences CKA reads.
+MIN_SENTENCES = 2
 #: The most token examples CKA compares (a fixed sample of the tokens beyond that).
 MAX_EXAMPLES = 20_000
 #: Debiased HSIC when examples are fewer than this many times the hidden size (AUTO).
@@ -134,6 +137,7 @@ def layer_similarity(
     sentences: int = DEFAULT_SENTENCES,
     seed: int = 0,
     estimator: CkaEstimator | str = CkaEstimator.AUTO,
+    pool: Pool | None = None,
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> LayerSimilarity:
@@ -141,13 +145,14 @@ def layer_similarity(
 
     Args:
         model: a loaded model or its name.
-        texts: the sentences (default: ``sentences`` STS-B training sentences).
+        texts: the sentences (default: ``sentences`` drawn from ``pool``).
         other: compare with this model's hidden states (``--with``); when its tokenizer splits the
             sentences differently, each sentence's mean-pooled vector is one example instead of each token.
-        sentences: how many STS-B sentences to draw, 2 to 1000.
+        sentences: how many sentences to draw, 2 to 1000.
         seed: the seed of the sentence sample (and of a token sample past 20,000 tokens).
         estimator: ``auto`` (debiased when examples are fewer than ten times the hidden size), ``biased``
             or ``debiased``.
+        pool: the sentences to draw from (default: STS-B's training split).
         settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
         progress: told the share of the work done and what runs.
 
@@ -157,10 +162,10 @@ def layer_similarity(
     """
     lm = as_model(model)
     asked = CkaEstimator.parse(estimator, "--estimator")
-    n = check_sentences(sentences, 2, settings)
-    used, source = pick_sentences(texts, n, seed, settings, "cka")
-    if len(used) < 2:
-        raise UserError("`cka` needs at least two sentences.")
+    n = check_sentences(sentences, MIN_SENTENCES, settings)
+    used, source = pick_sentences(texts, n, seed, settings, "cka", pool)
+    if len(used) < MIN_SENTENCES:
+        raise UserError(f"`cka` needs at least {MIN_SENTENCES} sentences.")
     second = as_model(other) if other is not None else None
     span = 0.3 if second is None else 0.15
     encs = encode_chunks(lm, used, progress, 0.0, span)

@@ -21,8 +21,8 @@ from tools.core.timing import answer
 from tools.layers import replies
 from tools.layers.facts import Contextuality
 from tools.layers.inputs import (
-    STSB_SOURCE,
     WORD,
+    Pool,
     Progress,
     check_count,
     check_sentences,
@@ -30,9 +30,9 @@ from tools.layers.inputs import (
     given_texts,
     most_sentences,
     pieces_of,
+    pool_or_stsb,
     report,
     sample,
-    stsb_sentences,
     truncation_note,
     word_vectors,
     words_of,
@@ -40,6 +40,8 @@ from tools.layers.inputs import (
 from tools.models.hub import LoadedModel, as_model
 
 DEFAULT_SENTENCES = 200
+#: The fewest sentences a word can be compared across.
+MIN_SENTENCES = 2
 #: The most words one command measures (given or picked).
 MAX_WORDS = 30
 #: The fewest sentences a picked word must occur in (Ethayarajh used 5).
@@ -120,6 +122,7 @@ def contextuality_measures(
     sentences: int = DEFAULT_SENTENCES,
     seed: int = 0,
     pairs: int = DEFAULT_PAIRS,
+    pool: Pool | None = None,
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Contextuality:
@@ -129,10 +132,11 @@ def contextuality_measures(
     Args:
         model: a loaded model or its name.
         words: the words to measure (default: up to 30 words found in at least 5 sentences).
-        texts: the sentences to read (default: STS-B training sentences; with words, those holding them).
-        sentences: how many STS-B sentences to read, 2 to 1000.
+        texts: the sentences to read (default: drawn from ``pool``; with words, those holding them).
+        sentences: how many sentences to draw, 2 to 1000.
         seed: the seed of the sentence sample, the random pairs and the random matrices of the baselines.
         pairs: random occurrence pairs behind the anisotropy baseline, 10 to 20000.
+        pool: the sentences to draw from (default: STS-B's training split).
         settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
         progress: told the share of the work done and what runs.
 
@@ -142,15 +146,15 @@ def contextuality_measures(
         curves, per-word self-similarity and MEV, and the most context-specific words; tables also as CSV.
     """
     lm = as_model(model)
-    n = check_sentences(sentences, 2, settings)
+    n = check_sentences(sentences, MIN_SENTENCES, settings)
     n_pairs = check_count(pairs, "--pairs", 10, MAX_PAIRS)
     asked = _normalise_words(words)
     if texts:
         used, source = given_texts(texts, most_sentences(settings), "contextuality"), "texts"
-    elif asked:
-        used, source = sentences_with(stsb_sentences(settings), asked, n, seed), STSB_SOURCE
     else:
-        used, source = sample(stsb_sentences(settings), n, seed), STSB_SOURCE
+        drawn = pool_or_stsb(pool, settings)
+        used = sentences_with(drawn.sentences, asked, n, seed) if asked else sample(drawn.sentences, n, seed)
+        source = drawn.source
     targets = asked or frequent_words(used, MIN_CONTEXTS, MAX_WORDS)
     if not targets:
         raise UserError(f"No word occurs in {MIN_CONTEXTS} or more of the {len(used)} sentences; give more "
@@ -159,8 +163,8 @@ def contextuality_measures(
     warnings = truncation_note(lm, encs)
     index = {w: k for k, w in enumerate(targets)}
     occurrences: list[list[np.ndarray]] = [[] for _ in targets]
-    pool: list[np.ndarray] = []  # every word occurrence, (L+1, D) each
-    pool_sentence: list[int] = []
+    every: list[np.ndarray] = []  # every word occurrence, (L+1, D) each
+    every_sentence: list[int] = []
     intra = []
     for s, enc in enumerate(encs):
         spans = words_of(enc.text)
@@ -174,8 +178,8 @@ def contextuality_measures(
         seen: set[str] = set()
         for j, k in enumerate(kept):
             word = spans[k][2]
-            pool.append(vectors[:, j])
-            pool_sentence.append(s)
+            every.append(vectors[:, j])
+            every_sentence.append(s)
             if word in index and word not in seen:
                 seen.add(word)
                 occurrences[index[word]].append(vectors[:, j])
@@ -196,8 +200,8 @@ def contextuality_measures(
         for layer in range(layers):
             self_sim[row, layer] = self_similarity(occ[:, layer])
             mev[row, layer] = max_explainable_variance(occ[:, layer])
-    everything = np.stack(pool)  # (N, L+1, D)
-    owners = np.asarray(pool_sentence)
+    everything = np.stack(every)  # (N, L+1, D)
+    owners = np.asarray(every_sentence)
     rng = np.random.default_rng(seed)
     baseline = random_pair_baseline(everything, owners, n_pairs, rng)
     mev_base = random_mev_baseline(everything, [len(occurrences[k]) for k in found], rng)
@@ -206,7 +210,7 @@ def contextuality_measures(
         intra = [[np.nan] * layers]
     return Contextuality(lm.name, lm.num_layers, source, len(used), tuple(targets[k] for k in found),
                          tuple(len(occurrences[k]) for k in found), not asked, self_sim, mev,
-                         np.asarray(intra).mean(axis=0), baseline, mev_base, n_pairs, len(pool), seed, warnings)
+                         np.asarray(intra).mean(axis=0), baseline, mev_base, n_pairs, len(every), seed, warnings)
 
 
 def random_pair_baseline(pool: np.ndarray, owners: np.ndarray, pairs: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,15 +1,16 @@
 """What the layer measures share: checking sizes, picking sentences, encoding them in chunks
 (cancellable, with progress) and turning word pieces into word vectors.
 
-Sentences come from the caller (``texts``: a future corpus, a user's own list) or from STS-B's
-training split, read from the data folders (``ASSISTANT_DATA_DIR``) by
-:func:`tools.benchmark.data.load_split`, never copied into the project.
+Sentences come from the caller (``texts``: a user's own list), or are drawn from a :class:`Pool`:
+a caller's (a corpus's texts) or, by default, STS-B's training split, read from the data folders
+(``ASSISTANT_DATA_DIR``) by :func:`tools.benchmark.data.load_split`, never copied into the project.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -27,6 +28,8 @@ Progress = Callable[[float, str], None]
 STSB_SOURCE = Split.TRAIN.value
 #: The source named when the caller gave the texts.
 TEXTS_SOURCE = "texts"
+#: How the source of a corpus's sentences starts (``corpus reviews``).
+CORPUS_SOURCE = "corpus "
 #: Sentences encoded per chunk between cancellation checks and progress reports.
 CHUNK = 64
 #: A word for ``contextuality`` and the words it counts: letters, digits, apostrophes inside.
@@ -55,16 +58,38 @@ def check_share(value: float, option: str, least: float, most: float) -> float:
 
 # --- sentences ---------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Pool:
+    """Sentences a measure draws its sample from when no texts are given, and the source it names."""
+
+    source: str
+    sentences: tuple[str, ...]
+
+
+def distinct(texts: Iterable[object]) -> tuple[str, ...]:
+    """The texts with their spaces collapsed, blank and repeated ones left out, in order."""
+    return tuple(dict.fromkeys(" ".join(str(s).split()) for s in texts if str(s).strip()))
+
+
+def corpus_pool(name: str, texts: Iterable[object]) -> Pool:
+    """A corpus's distinct texts as the pool a measure draws from."""
+    return Pool(CORPUS_SOURCE + name, distinct(texts))
+
+
 @lru_cache(maxsize=4)
 def _stsb_sentences(settings: Settings) -> tuple[str, ...]:
     frame = load_split(Split.TRAIN, settings).frame
-    both = [s for row in zip(frame["sentence1"], frame["sentence2"]) for s in row]
-    return tuple(dict.fromkeys(" ".join(str(s).split()) for s in both if str(s).strip()))
+    return distinct(s for row in zip(frame["sentence1"], frame["sentence2"]) for s in row)
 
 
 def stsb_sentences(settings: Settings | None) -> tuple[str, ...]:
     """STS-B's distinct training sentences, in file order (read once per data folder)."""
     return _stsb_sentences(settings or Settings.from_env())
+
+
+def pool_or_stsb(pool: Pool | None, settings: Settings | None) -> Pool:
+    """``pool``, or STS-B's training sentences."""
+    return pool or Pool(STSB_SOURCE, stsb_sentences(settings))
 
 
 #: The setting that bounds how many sentences a layer measure reads (named in refusals).
@@ -103,13 +128,15 @@ def sample(pool: Sequence[str], n: int, seed: int) -> list[str]:
 
 
 def pick_sentences(texts: Sequence[str], n: int, seed: int, settings: Settings | None,
-                   verb: str) -> tuple[list[str], str]:
-    """The caller's texts when given, else ``n`` STS-B training sentences drawn with ``seed``; and the source."""
+                   verb: str, pool: Pool | None = None) -> tuple[list[str], str]:
+    """The caller's texts when given, else ``n`` sentences of ``pool`` (default STS-B train) drawn with ``seed``;
+    and the source."""
     if texts:
         kept = given_texts(texts, most_sentences(settings), verb)
         if kept:
             return kept, TEXTS_SOURCE
-    return sample(stsb_sentences(settings), n, seed), STSB_SOURCE
+    drawn = pool_or_stsb(pool, settings)
+    return sample(drawn.sentences, n, seed), drawn.source
 
 
 # --- encoding ----------------------------------------------------------------------------------

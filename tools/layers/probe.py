@@ -27,6 +27,7 @@ from tools.core.timing import answer
 from tools.layers import replies
 from tools.layers.facts import ProbeTask, Probing, TaskScores
 from tools.layers.inputs import (
+    Pool,
     Progress,
     check_sentences,
     check_share,
@@ -188,6 +189,7 @@ def probing(
     control_seed: int = 1,
     test_share: float = 0.25,
     regularization: float = DEFAULT_C,
+    pool: Pool | None = None,
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> Probing:
@@ -195,13 +197,14 @@ def probing(
 
     Args:
         model: a loaded model or its name.
-        texts: the sentences to probe (default: ``sentences`` STS-B training sentences).
+        texts: the sentences to probe (default: ``sentences`` drawn from ``pool``).
         task: ``pos``, ``dep`` (each word's relation to its head) or ``all``.
-        sentences: how many STS-B sentences to draw, 4 to 1000 (ignored when texts are given).
+        sentences: how many sentences to draw, 4 to 1000 (ignored when texts are given).
         seed: the seed of the sentence sample and of the split by sentence.
         control_seed: the seed of the control task's labels (one per word type).
         test_share: the share of sentences held out for scoring.
         regularization: C of the logistic regressions (smaller: stronger L2 penalty).
+        pool: the sentences to draw from (default: STS-B's training split).
         settings: where STS-B is read from (default: the environment's ``ASSISTANT_DATA_DIR``).
         progress: told the share of the work done and what runs.
 
@@ -216,7 +219,7 @@ def probing(
     share = check_share(test_share, "--test-share", 0.0, 1.0)
     if not isinstance(regularization, (int, float)) or isinstance(regularization, bool) or regularization <= 0:
         raise UserError(f"--regularization must be a positive number; got `{regularization}`.")
-    texts_used, source = pick_sentences(texts, n, seed, settings, "probe")
+    texts_used, source = pick_sentences(texts, n, seed, settings, "probe", pool)
     if len(texts_used) < MIN_SENTENCES:
         raise UserError(f"`probe` needs at least {MIN_SENTENCES} sentences to hold some out; got {len(texts_used)}.")
     words, warnings = collect_words(lm, texts_used, progress)

@@ -17,6 +17,7 @@ from tools import charts
 from tools.core.results import Artifact, Chart, Result, Table, csv_text
 from tools.core.text import code
 from tools.layers.facts import CkaEstimator, CkaUnit, Contextuality, LayerSimilarity, Probing
+from tools.layers.inputs import CORPUS_SOURCE, TEXTS_SOURCE
 
 #: Words named as the most context-specific.
 MOST_SPECIFIC = 5
@@ -37,8 +38,11 @@ def tables_and_csvs(named: list[tuple[str, pd.DataFrame]]) -> tuple[list[Table],
 
 def source_note(source: str, sentences: int, seed: int) -> str:
     """Where the sentences came from, in words."""
-    if source == "texts":
+    if source == TEXTS_SOURCE:
         return f"{sentences} sentences given"
+    if source.startswith(CORPUS_SOURCE):
+        return (f"{sentences} texts of corpus {code(source[len(CORPUS_SOURCE):], 40)} (all of them, or a sample of "
+                f"--sentences drawn with seed {seed})")
     return f"{sentences} sentences of STS-B's training split (drawn with seed {seed})"
 
 
@@ -243,3 +247,34 @@ def _cka_text(f: LayerSimilarity) -> str:
         unit = (f"One example is one sentence's mean-pooled vector (mean over all its tokens), because the two "
                 f"tokenizers split the sentences differently ({f.examples:,} sentences).")
     return " ".join([first, estimator, unit, f"Data: {source_note(f.source, f.sentences, f.seed)}."])
+
+
+# --- two models (--vs) -------------------------------------------------------------------------
+
+def _depth(layer: int, num_layers: int) -> str:
+    return f"hidden state {layer} of {num_layers}"
+
+
+def probe_difference(a: Probing, b: Probing, names: tuple[str, str]) -> str:
+    """Where each task's probe peaks in each model, and how accurate and selective it is there."""
+    peaks = "; ".join(
+        f"{sa.task.value} peaks at {_depth(sa.peak, a.num_layers)} in {names[0]} (accuracy "
+        f"{sa.accuracy[sa.peak]:.2f}, selectivity {sa.selectivity[sa.peak]:.2f}) and at "
+        f"{_depth(sb.peak, b.num_layers)} in {names[1]} ({sb.accuracy[sb.peak]:.2f}, {sb.selectivity[sb.peak]:.2f})"
+        for sa, sb in zip(a.scores, b.scores))
+    same = " on the same sentences" if a.sentences == b.sentences else ""
+    return f"{peaks}{same}."
+
+
+def _most_specific(f: Contextuality) -> tuple[int, float]:
+    adjusted = f.self_similarity.mean(axis=0) - f.baseline
+    layer = int(np.argmin(adjusted))
+    return layer, float(adjusted[layer])
+
+
+def contextuality_difference(a: Contextuality, b: Contextuality, names: tuple[str, str]) -> str:
+    """Where words are most context-specific in each model, and each model's anisotropy at its last layer."""
+    (la, va), (lb, vb) = _most_specific(a), _most_specific(b)
+    return (f"words are most context-specific at {_depth(la, a.num_layers)} in {names[0]} (adjusted "
+            f"self-similarity {va:.2f}) and at {_depth(lb, b.num_layers)} in {names[1]} ({vb:.2f}); the anisotropy "
+            f"baseline at the last layer is {a.baseline[-1]:.2f} and {b.baseline[-1]:.2f}.")

@@ -112,9 +112,15 @@ def lens(f: LogitLens) -> Result:
                   artifacts=[csv_artifact(n, fr) for n, fr in named])
 
 
+def _settled(f: LogitLens) -> int:
+    """The first hidden state from which the final answer stays the top prediction."""
+    ranks = f.answer_rank
+    return next((layer for layer in range(len(ranks)) if all(r == 1 for r in ranks[layer:])), len(ranks) - 1)
+
+
 def _lens_text(f: LogitLens) -> str:
     ranks = f.answer_rank
-    settled = next((layer for layer in range(len(ranks)) if all(r == 1 for r in ranks[layer:])), len(ranks) - 1)
+    settled = _settled(f)
     first = (f"In **{f.model}** the answer {code(f.answer, 30)} (p = {f.answer_probability[-1]:.2f} at the last "
              f"layer) is the top prediction from hidden state **{settled}** on; the logit lens applies the model's "
              "own masked-LM head, unchanged, to the mask's hidden state at every layer instead of only the last.")
@@ -127,3 +133,24 @@ def _lens_text(f: LogitLens) -> str:
         "rankings, as in `mask`. Hidden state 0 is the embedding output.",
     ]
     return " ".join(parts)
+
+
+# --- two models (--vs) -------------------------------------------------------------------------
+
+def _cls_draws_on(f: AttentionRollout) -> str:
+    row = f.relevance[0]
+    order = [i for i in np.argsort(-row, kind="stable") if not f.special[i]][:TOP_INPUTS]
+    return ", ".join(f"{code(f.tokens[i], 30)} ({row[i]:.2f})" for i in order)
+
+
+def rollout_difference(a: AttentionRollout, b: AttentionRollout, names: tuple[str, str]) -> str:
+    """What [CLS] draws on most in each model, and each one's agreement with its gradient x input attribution."""
+    rho = ["undefined" if np.isnan(f.rho) else f"{f.rho:.2f}" for f in (a, b)]
+    return (f"by attention {a.method.value}, [CLS] draws most on {_cls_draws_on(a)} in {names[0]} and on "
+            f"{_cls_draws_on(b)} in {names[1]}; Spearman ρ with gradient x input is {rho[0]} and {rho[1]}.")
+
+
+def lens_difference(a: LogitLens, b: LogitLens, names: tuple[str, str]) -> str:
+    """Each model's final answer and the hidden state from which it stays on top."""
+    return (f"{names[0]} answers {code(a.answer, 30)}, on top from hidden state {_settled(a)} of {a.num_layers}; "
+            f"{names[1]} answers {code(b.answer, 30)}, on top from hidden state {_settled(b)} of {b.num_layers}.")
