@@ -104,6 +104,7 @@ def test_every_option_comes_from_a_parameter_field_and_every_choice_from_an_enum
 
 def test_side_by_side_is_offered_exactly_where_a_command_says_how_two_answers_differ():
     takes = {c.name for c in COMMANDS if c.takes_vs}
-    assert takes == {"compare", "word", "tokenize", "attend", "neighbors", "why"}
+    assert takes == {"compare", "word", "tokenize", "attend", "neighbors", "why", "probe", "contextuality", "rollout",
+                     "lens"}
     assert all(c.option("vs") is not None for c in COMMANDS if c.takes_vs)
     assert all(c.option("vs") is None for c in COMMANDS if not c.takes_vs and c.name != "again")

@@ -134,7 +134,8 @@ def test_bad_vs_is_one_sentence(run, line, words):
     assert not reply.ok and words in reply.error, reply.error
     if "does not take" in words:
         assert all(f"`{c.name}`" in reply.error for c in COMMANDS if c.takes_vs)
-        assert {c.name for c in COMMANDS if c.takes_vs} == {"compare", "word", "tokenize", "attend", "neighbors", "why"}
+        assert {c.name for c in COMMANDS if c.takes_vs} == {"compare", "word", "tokenize", "attend", "neighbors", "why",
+                                                            "probe", "contextuality", "rollout", "lens"}
 
 
 @pytest.mark.browser

@@ -27,9 +27,10 @@ def _pool(ctx: Context, named: str | None, least: int, verb: str) -> Pool | None
     corpus = _corpus(ctx, named)
     pool = corpus_pool(corpus.name, corpus.texts())
     if len(pool.sentences) < least:
-        raise UserError(f"Corpus {code(corpus.name, 40)} has {len(pool.sentences)} distinct texts and `{verb}` needs "
-                        f"at least {least}; load a larger one with `corpus load FILE`, or leave out --corpus to read "
-                        "STS-B.")
+        have = len(pool.sentences)
+        raise UserError(f"Corpus {code(corpus.name, 40)} has {have} distinct text{'' if have == 1 else 's'} and "
+                        f"`{verb}` needs at least {least}; load a larger one with `corpus load FILE`, or leave out "
+                        "--corpus to read STS-B.")
     return pool
 
 

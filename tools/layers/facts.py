@@ -109,7 +109,7 @@ class Probing:
 
     Attributes:
         model: the model's name; ``num_layers`` its layers.
-        source: where the sentences came from (``train`` for STS-B, ``texts``, or ``corpus NAME``).
+        source: where the sentences came from (``stsb-train``, ``texts`` or ``corpus NAME``).
         sentences: sentences used; ``test_sentences`` the indices (into them) held out.
         words: words aligned to word pieces (spaCy tokens with at least one piece).
         scores: one :class:`TaskScores` per task asked.
