@@ -37,7 +37,7 @@ def test_a_person_uploads_texts_searches_and_groups_them_then_reads_the_layers(s
     page.screenshot(path=str(tmp_path / "corpus.png"), full_page=False)
 
     for line in ("probe --task pos --sentences 24", "cka --sentences 16", "rollout The cat sat on the mat.",
-                 "contextuality bank | light --sentences 60"):
+                 "contextuality bank | light --sentences 60", "contextuality --corpus reviews --sentences 30"):
         reply = ask(page, line)
         assert reply.ok, f"{line}: {reply.inner_text()[:300]}"
         charts, drawn = reply.charts()

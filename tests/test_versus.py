@@ -151,7 +151,8 @@ def test_why_and_side_by_side_charts_draw_on_the_page(live_app, browser):
              "compare A cat. | A kitten. | A dog. --vs minilm:int8", "attend The cat sat on the mat --vs minilm:int8",
              "attend The cat sat on the mat --layer 2 --vs minilm:int8", f"why {A} | {B} --vs minilm:int8",
              "word bank | We sat on the river bank. | I paid the bank. --vs minilm:int8",
-             "tokenize Where is the bank? | By the river. --vs minilm:int8", "neighbors bank --vs minilm:int8"]
+             "tokenize Where is the bank? | By the river. --vs minilm:int8", "neighbors bank --vs minilm:int8",
+             "probe --task pos --sentences 8 --vs minilm:int8", "contextuality --sentences 20 --vs minilm:int8"]
     for line in lines:
         reply = ask(page, line)
         assert reply.ok, (line, reply.inner_text()[:300])
