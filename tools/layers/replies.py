@@ -41,8 +41,8 @@ def source_note(source: str, sentences: int, seed: int) -> str:
     if source == TEXTS_SOURCE:
         return f"{sentences} sentences given"
     if source.startswith(CORPUS_SOURCE):
-        return (f"{sentences} texts of corpus {code(source[len(CORPUS_SOURCE):], 40)} (all of them, or a sample of "
-                f"--sentences drawn with seed {seed})")
+        return (f"{sentences} texts of corpus {code(source[len(CORPUS_SOURCE):], 40)} (drawn with seed {seed} when it "
+                "holds more)")
     return f"{sentences} sentences of STS-B's training split (drawn with seed {seed})"
 
 
