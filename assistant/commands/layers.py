@@ -39,7 +39,7 @@ class Probe(Command[Any, Any]):
     name, aliases = "probe", ("probing",)
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
-    texts = Texts(0, None, "optional sentences to probe (default: STS-B train)", "[sentences ...]")
+    texts = Texts(0, None, "optional sentences to probe (default: STS-B train or --corpus)", "[sentences ...]")
     examples = ("probe --sentences 30", "probe --task pos --sentences 40 --seed 3",
                 "probe --corpus reviews --sentences 40")
     phrasings = (
