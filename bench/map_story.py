@@ -165,6 +165,7 @@ def map_steps(page, corpus: str, out: Path, tag: str, refund_ids: list[int], fac
     facts[f"{tag}_panel"] = page.inner_text("#map-selection")[:600]
     page.mouse.move(5, 5)
     page.screenshot(path=str(out / f"{tag}-lasso.png"))
+    page.locator("#map-selection").screenshot(path=str(out / f"{tag}-lasso-panel.png"))
     page.wait_for_timeout(500)
     found = ask(page, f"search refunds --in selection --k 5 --corpus {corpus}", timeout=300_000)
     assert found.ok, found.inner_text()[:300]
@@ -213,7 +214,7 @@ def main() -> None:
             facts["load_line"] = line
             facts["load_s"] = round(time.perf_counter() - start, 1)
             facts["load_reply"] = loaded.inner_text()[:500]
-            facts["progress_seen"] = progress[:5] + progress[-5:] if len(progress) > 10 else progress
+            facts["progress_seen"] = progress[:: max(1, len(progress) // 12)] + progress[-1:]
             facts["progress_updates"] = len(progress)
             assert loaded.ok, loaded.inner_text()[:300]
             name = Path(csv).stem

@@ -51,6 +51,7 @@ export async function drawMap(createScatterplot, holder, source) {
     pointSize: data.rows > 200000 ? 1.5 : data.rows > 20000 ? 2.5 : 4,
     pointColor: meta.categories.map((_, i) => PALETTE[i % PALETTE.length]),
     colorBy: "valueA", opacity: data.rows > 200000 ? 0.5 : 0.8,
+    opacityInactiveScale: 0.25,  // while points are selected the others fade, so a lassoed region stands out
     lassoColor: [0.1, 0.1, 0.1, 0.8], backgroundColor: [1, 1, 1, 1],
   });
   const state = { plot, rows: data.rows, drawn: false, hovered: -1, selected: [], cache: new Map() };
