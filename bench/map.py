@@ -10,8 +10,9 @@ Builds complete synthetic corpora directly in the store's format (vectors made, 
   ``Performance.getMetrics``), and the frame time while panning: mouse drags and wheel zooms over the map with
   every ``requestAnimationFrame`` interval recorded (median and p95) and the scatter's redraws counted;
 - draws the same points (the 100,000-row layout, its colours) as the Vega-Lite scatter the other charts use
-  (circles, colour by category, a tooltip) in the same page, at ``--vega-sizes`` rows, timing the embed to the
-  view drawn and the spec's bytes; a size that does not draw within ``--vega-timeout`` seconds says so.
+  (circles, colour by category, a tooltip, scales bound so that a drag pans) in the same page, at
+  ``--vega-sizes`` rows, timing the embed to the view drawn (the spec already in the page), the spec's bytes
+  and the same panning; a size that does not draw within ``--vega-timeout`` seconds says so.
 
     PYTHONPATH=.:/work/umap-site .venv/bin/python bench/map.py [--sizes 100000,1000000] [--dims 32]
 """
@@ -79,9 +80,12 @@ def fit_times(root: Path, repeats: int) -> dict[str, object]:
     return out
 
 
-RECORD_FRAMES = """() => { const A = window.__frames = { gaps: [], draws: 0, on: true };
-    let last = performance.now();
-    const tick = (t) => { A.gaps.push(t - last); last = t; if (A.on) requestAnimationFrame(tick); };
+#: Every requestAnimationFrame interval, and whether the map redrew in it (``window.__frames.draws`` is
+#: counted by the scatter's own ``draw`` event; a chart without one leaves it at zero).
+RECORD_FRAMES = """() => { const A = window.__frames = { gaps: [], drew: [], draws: 0, on: true };
+    let last = performance.now(), seen = 0;
+    const tick = (t) => { A.gaps.push(t - last); A.drew.push(A.draws !== seen); seen = A.draws; last = t;
+        if (A.on) requestAnimationFrame(tick); };
     requestAnimationFrame(tick); }"""
 
 
@@ -90,13 +94,15 @@ def heap_mb(cdp) -> float:
     return round(metrics["JSHeapUsedSize"] / 2**20, 1)
 
 
-def panning(page, state: str) -> dict[str, object]:
-    """Frame intervals while a person drags the map about and zooms with the wheel."""
-    box = page.locator(".map-canvas").bounding_box()
+def panning(page, canvas: str, subscribe: str = "") -> dict[str, object]:
+    """Frame intervals while a person drags the view about and zooms with the wheel over ``canvas``: every
+    frame's, and those of the frames in which the view was redrawn (when ``subscribe`` counts redraws)."""
+    box = page.locator(canvas).first.bounding_box()
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(cx, cy)
     page.evaluate(RECORD_FRAMES)
-    page.evaluate(f"() => {state}.plot.subscribe('draw', () => {{ window.__frames.draws++; }})")
+    if subscribe:
+        page.evaluate(subscribe)
     start = time.perf_counter()
     for dx, dy in ((200, 0), (-150, 120), (0, -150), (-50, 30)):
         page.mouse.move(cx, cy)
@@ -108,9 +114,14 @@ def panning(page, state: str) -> dict[str, object]:
         page.wait_for_timeout(250)
     seconds = time.perf_counter() - start
     frames = page.evaluate("() => { window.__frames.on = false; return window.__frames; }")
-    gaps = frames["gaps"][1:]
-    return {"frame_ms_median": round(median(gaps), 1), "frame_ms_p95": round(percentile(gaps, 95), 1),
-            "frames": len(gaps), "redraws": frames["draws"], "seconds": round(seconds, 2)}
+    gaps, drew = frames["gaps"][1:], frames["drew"][1:]
+    redrawn = [g for g, d in zip(gaps, drew, strict=True) if d]
+    out = {"frame_ms_median": round(median(gaps), 1), "frame_ms_p95": round(percentile(gaps, 95), 1),
+           "frames": len(gaps), "seconds": round(seconds, 2)}
+    if subscribe:
+        out.update({"redraws": frames["draws"], "redrawn_frame_ms_median": round(median(redrawn), 1),
+                    "redrawn_frame_ms_p95": round(percentile(redrawn, 95), 1)})
+    return out
 
 
 def drawn(url: str, corpus: str, timeout_ms: float) -> dict[str, object]:
@@ -144,7 +155,8 @@ def drawn(url: str, corpus: str, timeout_ms: float) -> dict[str, object]:
         state = f"window.assistantMap.states.get({token!r})"
         count = page.evaluate(f"{state}.plot.get('points').length")
         page.locator(".corpus-map").scroll_into_view_if_needed()
-        pan = panning(page, state)
+        pan = panning(page, ".map-canvas",
+                      f"() => {state}.plot.subscribe('draw', () => {{ window.__frames.draws++; }})")
         reply2 = ask(page, f"map --corpus {corpus}", timeout=timeout_ms)  # the stored layout, reused
         page.wait_for_function("() => document.querySelectorAll('.corpus-map[data-drawn=\"1\"]').length > 1",
                                timeout=timeout_ms)
@@ -160,14 +172,14 @@ def drawn(url: str, corpus: str, timeout_ms: float) -> dict[str, object]:
 
 VEGA = """async ([spec, limit]) => {
     const holder = document.createElement('div');
+    holder.id = 'vega-bench';  // on top of the page, where the mouse can reach it
+    holder.style.cssText = 'position:fixed;left:20px;top:20px;z-index:9999;background:#fff';
     document.body.append(holder);
     const start = performance.now();
     const drawn = window.vegaEmbed(holder, spec, { renderer: 'canvas', actions: false })
         .then(async (result) => { await result.view.runAsync(); return performance.now() - start; });
     const late = new Promise((resolve) => setTimeout(() => resolve(null), limit));
-    const ms = await Promise.race([drawn, late]);
-    holder.remove();
-    return ms;
+    return await Promise.race([drawn, late]);
 }"""
 
 
@@ -191,7 +203,8 @@ def vega_lite(url: str, xy: np.ndarray, codes: np.ndarray, sizes: list[int], lim
             frame = pd.DataFrame({"x": xy[:n, 0], "y": xy[:n, 1], "group": codes[:n].astype(str),
                                   "id": np.arange(n)})
             spec = alt.Chart(frame).mark_circle(size=18, opacity=0.6).encode(
-                x="x:Q", y="y:Q", color="group:N", tooltip=["id", "group"]).properties(width=600, height=600).to_dict()
+                x="x:Q", y="y:Q", color="group:N", tooltip=["id", "group"]
+            ).properties(width=600, height=600).interactive().to_dict()  # scales bound: drag pans, wheel zooms
             start = time.perf_counter()
             try:
                 ms = page.evaluate(VEGA, [spec, limit_s * 1000])
@@ -202,6 +215,8 @@ def vega_lite(url: str, xy: np.ndarray, codes: np.ndarray, sizes: list[int], lim
                    "drawn": ms is not None, "page_errors": errors}
             if ms is None:
                 row["note"] = f"not drawn within {limit_s:g} s"
+            else:
+                row["panning"] = panning(page, "#vega-bench canvas")
             out.append(row)
             print("vega-lite", row, flush=True)
             page.close()
