@@ -5,10 +5,11 @@ Builds complete synthetic corpora directly in the store's format (vectors made, 
   ``transform``) when umap-learn is importable, ``--fit-repeats`` times each, every repeat recorded;
 - serves them with `python -m assistant` and, per size (default 100,000 and 1,000,000 points), types `map`
   and reads the page's own timing: the reply shown -> meta and binary points fetched, decoded, every point drawn
-  (``data-ms`` on the map), the bytes the points response carried and every byte the page received for the
-  command (Chromium's own count, headers included), the page's JavaScript heap before and after (Chromium's
-  ``Performance.getMetrics``), and the frame time while panning: mouse drags and wheel zooms over the map with
-  every ``requestAnimationFrame`` interval recorded (median and p95) and the scatter's redraws counted;
+  (``data-ms`` on the map), the bytes the points response carried and those of every response that finished
+  during the command (Chromium's count, headers included; the reply's own event stream is not among them),
+  the page's JavaScript heap before and after (Chromium's ``Performance.getMetrics``), and the frame time
+  while panning: mouse drags and wheel zooms over the map with every ``requestAnimationFrame`` interval
+  recorded (median and p95), and those of the frames in which the scatter redrew;
 - draws the same points (the 100,000-row layout, its colours) as the Vega-Lite scatter the other charts use
   (circles, colour by category, a tooltip, scales bound so that a drag pans) in the same page, at
   ``--vega-sizes`` rows, timing the embed to the view drawn (the spec already in the page), the spec's bytes
