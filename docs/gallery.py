@@ -141,6 +141,10 @@ def main() -> None:
                 print(f"{name}: {reply.charts()[1]} chart(s) drawn")
             lines.append("| ![map-100k](map-100k.png) | every row of a 100,000-row corpus on one WebGL map, cluster "
                          "labels at their centres (`bench/map.py`) | `map` |")
+            lines.append("| ![map-100k-hover](map-100k-hover.png) | a map of 100,000 uploaded, encoded reviews: the "
+                         "mouse on a point shows its text and metadata (`bench/map_story.py`) | `map` |")
+            lines.append("| ![map-100k-lasso](map-100k-lasso.png) | a shift-drag lasso: the points inside stay, the "
+                         "rest fade, the side panel lists them for `--in selection` (`bench/map_story.py`) | `map` |")
             problems = chart_errors(page)
             browser.close()
         (OUT / "README.md").write_text("# Gallery\n\nOne reply of every command family, photographed from the page "

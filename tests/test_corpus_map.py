@@ -139,3 +139,28 @@ def test_pca_layout_of_100k_rows_fits_in_seconds(tmp_path):
     start = time.perf_counter()
     coords, meta = layout.load_or_fit(corpus)
     assert coords.shape == (100_000, 2) and time.perf_counter() - start < 60
+
+
+@pytest.mark.slow
+def test_umap_fits_a_sample_places_the_rest_and_is_kept(synthetic, hub, monkeypatch):
+    if not layout.umap_installed():
+        pytest.skip("umap-learn is not installed (`pip install -r requirements-umap.txt -c constraints.txt`)")
+    store, corpus, _ = synthetic
+    monkeypatch.setattr(layout, "UMAP_SAMPLE", 1000)
+    seen: list[tuple[float, str]] = []
+    coords, meta = layout.load_or_fit(corpus, layout.Method.UMAP, lambda f, m: seen.append((f, m)))
+    assert coords.shape == (3000, 2) and coords.dtype == np.float32 and np.isfinite(coords).all()
+    assert meta["fit_rows"] == 1000 and meta["method"] == "umap" and not meta["reused"]
+    assert "fitting UMAP on 1,000 rows" in seen[0][1] and seen[-1] == (1.0, "placing 2,000 of 2,000 rows")
+    # the five groups of the vectors stay apart on the map: each point's nearest 2-D neighbour shares its group
+    groups = np.array([int(t.rsplit(" ", 1)[1]) for t in corpus.rows()["text"]])
+    d = ((coords[:500, None, :] - coords[None, :, :]) ** 2).sum(-1)
+    d[np.arange(500), np.arange(500)] = np.inf
+    assert (groups[d.argmin(axis=1)] == groups[:500]).mean() > 0.9
+    settings = Settings(corpus_dir=str(store.root))
+    session = Session()
+    reply = execute("map --method umap", session, hub, settings, maps=Maps())
+    assert reply.ok, reply.error
+    assert "by UMAP" in reply.result.text and "was reused" in reply.result.text
+    assert "the other 2,000 rows were placed by UMAP's transform" in reply.result.text
+    session.close()

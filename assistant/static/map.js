@@ -51,6 +51,7 @@ export async function drawMap(createScatterplot, holder, source) {
     pointSize: data.rows > 200000 ? 1.5 : data.rows > 20000 ? 2.5 : 4,
     pointColor: meta.categories.map((_, i) => PALETTE[i % PALETTE.length]),
     colorBy: "valueA", opacity: data.rows > 200000 ? 0.5 : 0.8,
+    opacityInactiveScale: 0.25,  // while points are selected the others fade, so a lassoed region stands out
     lassoColor: [0.1, 0.1, 0.1, 0.8], backgroundColor: [1, 1, 1, 1],
   });
   const state = { plot, rows: data.rows, drawn: false, hovered: -1, selected: [], cache: new Map() };
@@ -105,13 +106,15 @@ export async function drawMap(createScatterplot, holder, source) {
     if (source.select) await source.select(ids);
     const panel = source.panel;
     if (!panel) return;
+    const rows = await texts(ids.slice(0, 50));
+    if (state.selected !== ids) return;  // a newer selection (a click right after a lasso) has the panel
     panel.textContent = "";
     if (!ids.length) { panel.append(el("p", "", "No points selected.")); return; }
     panel.append(el("p", "map-selection-head",
       `${ids.length.toLocaleString()} selected on the map${ids.length > 50 ? " (the first 50 listed)" : ""}; ` +
       "`search QUERY --in selection` and `clusters --in selection` use them."));
     const list = el("ol", "map-selection-list");
-    for (const row of await texts(ids.slice(0, 50))) {
+    for (const row of rows) {
       const item = el("li");
       item.append(el("b", "", `#${row.id} `), document.createTextNode(row.text));
       list.append(item);

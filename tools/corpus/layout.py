@@ -5,7 +5,7 @@ the corpus folder, each written atomically; a stored layout whose row count matc
 never refitted. PCA is fitted on the unit vectors of at most :data:`FIT_SAMPLE` rows (every row
 when there are fewer) with scikit-learn's exact ``covariance_eigh`` solver, then every row is
 projected in chunks of :data:`CHUNK` rows; UMAP (the optional umap-learn) is fitted on a sample of
-at most :data:`FIT_SAMPLE` rows and ``transform`` places the rest, chunk by chunk. Progress is
+at most :data:`UMAP_SAMPLE` rows and ``transform`` places the rest, chunk by chunk. Progress is
 reported and :func:`tools.core.cancel.check` runs between chunks.
 
 The page receives the map as :func:`points_bytes`: a 16-byte header (``MAP1``, rows, bytes per
@@ -27,8 +27,11 @@ from tools.core import cancel
 from tools.core.errors import UserError
 from tools.corpus.store import Corpus, atomic_write, save_npy
 
-#: Rows a layout is fitted on at most; the rest are projected (PCA) or placed by ``transform`` (UMAP).
+#: Rows PCA is fitted on at most; the rest are projected.
 FIT_SAMPLE = 100_000
+#: Rows UMAP is fitted on at most (its neighbour graph and epochs grow faster than the rows); ``transform``
+#: places the rest.
+UMAP_SAMPLE = 20_000
 #: Rows projected between progress reports and cancel checks.
 CHUNK = 50_000
 MAGIC = b"MAP1"
@@ -94,13 +97,14 @@ def fit_umap(unit: np.ndarray, progress: Callable[[float, str], None]) -> tuple[
     n = len(unit)
     if n < 4:
         raise UserError(f"UMAP needs at least 4 rows; this corpus has {n}. Use --method pca.")
-    rows = _sample(n, FIT_SAMPLE)
+    rows = _sample(n, UMAP_SAMPLE)
     progress(0.05, f"fitting UMAP on {len(rows):,} rows")
     reducer = umap.UMAP(n_components=2, n_neighbors=int(min(15, len(rows) - 1)), metric="cosine",
-                        random_state=SEED)
+                        random_state=SEED, n_jobs=1)
     fitted = reducer.fit_transform(np.asarray(unit[rows], dtype=np.float32)).astype(np.float32)
     if len(rows) == n:
         return fitted, {"fit_rows": n, "explained": []}
+    progress(0.5, f"UMAP fitted on {len(rows):,} rows; placing the other {n - len(rows):,}")
     inside = np.zeros(n, dtype=bool)
     inside[rows] = True
     out = np.empty((n, 2), dtype=np.float32)

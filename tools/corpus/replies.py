@@ -246,10 +246,13 @@ def outliers(o: Outliers) -> Result:
 
 def corpus_map(m: CorpusMap) -> Result:
     """``map``: how many points, by which method, coloured by what; the map itself is drawn by the page."""
+    placed = "placed by UMAP's transform" if m.method == "umap" else "projected on the same axes"
     how = (f"explained variance {m.explained[0]:.1%} + {m.explained[1]:.1%}" if len(m.explained) >= 2
            else "UMAP (cosine)" if m.method == "umap" else "")
     fit = (f"the layout stored with the corpus was reused (fitted on {m.fit_rows:,} rows in {m.seconds:.1f} s)"
            if m.reused else f"fitted now on {m.fit_rows:,} rows in {m.seconds:.1f} s and stored with the corpus")
+    if 0 < m.fit_rows < m.rows:
+        fit += f"; the other {m.rows - m.fit_rows:,} rows were {placed}"
     colour = {"stored": "the clusters of the last `clusters`",
               "quick": "a quick k-means (run `clusters` to choose k; the map then shows those)",
               "text length": "text length"}.get(m.color_source, f"column {code(m.color, 30)}")
