@@ -158,9 +158,43 @@ def _soak(r: dict) -> list[list[str]]:
              f"{runs[0]['grace_s']:g} s (`bench/soak.py`)", ours, f"{plateau[0]}; {disk}", ""]]
 
 
+def _map(r: dict) -> list[list[str]]:
+    out = []
+    vega = {v["rows"]: v for v in r.get("vega_lite", [])}
+    for size in ("100000", "1000000"):
+        if size not in r:
+            continue
+        m, n = r[size], int(size)
+        pan = m["panning"]
+        peer = vega.get(n)
+        peer_cell = (f"the same points as a Vega-Lite scatter: drawn {peer['embed_to_drawn_ms'] / 1000:.2f} s after "
+                     f"its {peer['spec_bytes'] / 1e6:.1f} MB spec was in the page, panning p95 "
+                     f"{peer['panning']['frame_ms_p95']:.0f} ms" if peer else
+                     "TensorBoard Projector's stated limit: 100,000 points")
+        out.append([f"`map` of {n:,} points in headless Chromium (SwiftShader WebGL; `bench/map.py`)",
+                    f"every point drawn {m['reply_to_drawn_ms'] / 1000:.2f} s after the reply; "
+                    f"{m['bytes_per_point']:.0f} bytes a point; panning: redrawn frames median "
+                    f"{pan['redrawn_frame_ms_median']:.0f} ms, p95 {pan['redrawn_frame_ms_p95']:.0f} ms; JS heap "
+                    f"{m['js_heap_mb_after']:.0f} MB", peer_cell, ""])
+    fit = r.get("fit", {})
+    if isinstance(fit.get("umap_100k_384d_s"), list):
+        out.append(["layout of 100,000 x 384 (`bench/map.py`, every repeat)",
+                    f"UMAP on {fit['umap_fit_rows']:,} rows + transform for the rest: "
+                    + " / ".join(f"{s:.1f} s" for s in fit["umap_100k_384d_s"]),
+                    "PCA of every row: " + " / ".join(f"{s:.1f} s" for s in fit["pca_100k_384d_s"]), ""])
+    return out
+
+
+def _map_story(r: dict) -> list[list[str]]:
+    return [[f"a person's {r['rows']:,}-row CSV uploaded, encoded, mapped, lassoed, searched, the server restarted "
+             "(`bench/map_story.py`)", f"encoded in {r['load_s']:.0f} s with progress ({r['rows'] / r['load_s']:.0f} "
+             "texts/s)", "", ""]]
+
+
 SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
-           ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak)]
+           ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak),
+           ("map", _map), ("map-story", _map_story)]
 
 
 def table() -> str:
