@@ -36,6 +36,10 @@ MIN_SCORE = 0.3
 MIN_MARGIN = 0.015
 #: What quoted texts a command cannot take cost it (a command's own bonuses are its ``fit``).
 FIT_PENALTY = 0.08
+#: What each option a command declares and the question says in words adds to that command's score ("with 12
+#: neighbours" speaks for `neighbors`, "at layer 6" for `attend` over `rollout`), for the best few rows.
+OPTION_FIT = 0.03
+OPTION_ROWS = 4
 #: The model that routes when the conversation's model has no sentence-transformers pooling.
 FALLBACK_MODEL = "minilm"
 
@@ -147,7 +151,9 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
     slots = read(question)
     ranked = sorted((Ranked(r.spec, r.score + fit(r.spec, slots), r.phrasing) for r in best.values()),
                     key=lambda r: -r.score)
-    return Routing(ranked, lm.name)
+    said = [Ranked(r.spec, r.score + OPTION_FIT * len(spoken.read(slots.rest, r.spec).options), r.phrasing)
+            for r in ranked[:OPTION_ROWS]]
+    return Routing(sorted(said, key=lambda r: -r.score) + ranked[OPTION_ROWS:], lm.name)
 
 
 @dataclass(frozen=True)
