@@ -22,7 +22,7 @@ _QUOTED = re.compile(
 #: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one), or a hub id
 #: ``org/name``.
 _KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
-MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m) for m in _KNOWN_MODELS)
+MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
@@ -83,7 +83,9 @@ class Slots:
 
 def model_name(m: re.Match[str]) -> str:
     """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` -> ``minilm:int8``)."""
-    name = m.group("name") if "/" in m.group("name") else m.group("name").lower()
+    said = m.group("name")
+    known = {re.sub(r"[- ]", "", k): k for k in _KNOWN_MODELS}
+    name = said if "/" in said else known.get(re.sub(r"[- ]", "", said.lower()), said.lower())
     return name + (FAST_SUFFIX if m.group("fast") else "")
 
 

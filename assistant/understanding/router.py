@@ -97,11 +97,14 @@ def routing_model(hub: ModelHub, name: str) -> LoadedModel:
 
 
 def frame(question: str) -> str:
-    """What the router compares: the question with its quoted texts replaced by ``"X"``."""
+    """What the router compares: the question with its quoted texts replaced by ``"X"`` (without quotes, the
+    texts after a colon: "compare these: a, b" -> ``compare these: "X"``)."""
     out, pos = [], 0
     for start, end, _ in quoted_spans(question):
         out += [question[pos:start], PLACEHOLDER]
         pos = end
+    if not out and ":" in question:
+        return question.split(":", 1)[0].strip() + ": " + PLACEHOLDER
     out.append(question[pos:])
     return "".join(out).strip()
 

@@ -69,7 +69,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
 #: Choice words too common to stand alone: they count only beside a word naming their option.
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
-                    "vocab", "vocabulary", "cls", "glove", "automatic", "automatically"})
+                    "vocab", "vocabulary", "cls", "automatic", "automatically"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
@@ -85,7 +85,7 @@ _NUMBER_WORD = (r"(?:(?:a|one)\s+(?:hundred|thousand)|(?:" + "|".join(_TENS) + r
 _NUMBER = r"(\d+(?:\.\d+)?|" + _NUMBER_WORD + "|" + "|".join(_ORDINALS) + r")(?:st|nd|rd|th)?"
 _LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
-_JOIN = r"\s*(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\bplus\b)\s*"
+_JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
 #: Characters around a choice within which a word naming its option counts.
@@ -171,7 +171,7 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     values = _values(spec, option)
     every = next((c for c in values if c in EVERY), None)
     said = sorted((span, choice) for choice in values if choice != every
-                   and (span := _choice(text, spec, option, choice)) is not None)
+                  and (span := _choice(text, spec, option, choice, _said_in(text, values, choice))) is not None)
     listed = _listed(text, [v for v in values if v != every])
     if listed is not None and len(listed[0]) > len(said):
         said = [(listed[1], c) for c in listed[0]]
@@ -189,7 +189,9 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
 
 
 def _aliases(choice: str) -> tuple[str, ...]:
-    return (*CHOICE_WORDS.get(choice, ()), re.escape(choice))
+    """How a choice can be said: its spoken forms, and itself with or without its joins ("sum last 4")."""
+    loose = "[-_ ]?".join(re.escape(p) for p in re.split(r"[-_]|(?<=[a-z])(?=\d)", choice))
+    return (*CHOICE_WORDS.get(choice, ()), loose)
 
 
 def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] | None:
@@ -201,7 +203,7 @@ def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] |
     if run is None:
         return None
     said = []
-    for m in re.finditer(rf"(?<![\w-])(?:{one})(?![\w-])", run.group(0), re.I):
+    for m in re.finditer(rf"(?<!\w)(?:{one})(?!\w)", run.group(0), re.I):
         said.append(next(v for v in values if any(re.fullmatch(a, m.group(0), re.I) for a in _aliases(v))))
     return list(dict.fromkeys(said)), run.span()
 
@@ -222,16 +224,27 @@ def _names(spec: Command, option: Option) -> list[str]:
     count = next((o for o in spec.options if o.help.startswith("how many")), None)
     if count is not None and count.name == option.name:
         noun = re.match(r"how many ([\w\s-]+)", option.help)
-        words += [noun.group(1).split()[-1]] if noun else []
-        words += [spec.name] if getattr(spec, "name", "") else []
+        words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
+        words += [spec.name.removesuffix("s") + "s?"] if getattr(spec, "name", "") else []
     return [w.replace(" ", "\\s+") for w in dict.fromkeys(words)]
 
 
-def _choice(text: str, spec: Command, option: Option, choice: str) -> tuple[int, int] | None:
-    """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common)."""
+def _said_in(text: str, values: tuple[str, ...], choice: str) -> list[tuple[int, int]]:
+    """Where the other choices are said, so that a choice inside a longer one ("last" in "sum last 4") is not
+    said twice."""
+    return [m.span() for other in values if other != choice for alias in _aliases(other)
+            for m in re.finditer(rf"(?<![\w-]){alias}(?![\w])", text, re.I)]
+
+
+def _choice(text: str, spec: Command, option: Option, choice: str,
+            inside: list[tuple[int, int]] = []) -> tuple[int, int] | None:  # noqa: B006 - never changed
+    """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common), outside
+    the spans ``inside`` (where a longer choice is said)."""
     names = "|".join(_names(spec, option))
     for alias in _aliases(choice):
         for m in re.finditer(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))", text, re.I):
+            if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside):
+                continue
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
             span = _with_names(text, m, spec, option)
