@@ -36,6 +36,8 @@ _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
+_SWITCH = re.compile(r"\b(?:switch|change|swap|load)\b", re.I)
 #: "the int8 model": this conversation's model on the int8 path.
 _INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
@@ -80,7 +82,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
-    follow = another_model(question, session, table, settings) or follow_up(question, session, table, settings)
+    switching = _SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
+    follow = None if switching else (another_model(question, session, table, settings)
+                                     or follow_up(question, session, table, settings))
     if follow is not None:
         return follow
     lm = router.routing_model(hub, session.model or settings.model)

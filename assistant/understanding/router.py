@@ -23,12 +23,14 @@ from sentence_transformers import util
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.options import Option
-from assistant.commands.slots import PLACEHOLDER, Slots, quoted_spans, read
+from assistant.commands.slots import MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
 from tools.models.threads import threads_for
 
+#: What the router sees in place of a model's name.
+MODEL_PLACEHOLDER = "MODEL"
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3
 #: The best row must beat the runner-up by this much to be clear; closer than that, the best one runs and the
@@ -98,15 +100,16 @@ def routing_model(hub: ModelHub, name: str) -> LoadedModel:
 
 def frame(question: str) -> str:
     """What the router compares: the question with its quoted texts replaced by ``"X"`` (without quotes, the
-    texts after a colon: "compare these: a, b" -> ``compare these: "X"``)."""
+    texts after a colon: "compare these: a, b" -> ``compare these: "X"``) and the models it names by ``MODEL``
+    ("switch to bert-base" and "switch to mpnet" ask the same)."""
     out, pos = [], 0
     for start, end, _ in quoted_spans(question):
         out += [question[pos:start], PLACEHOLDER]
         pos = end
     if not out and ":" in question:
-        return question.split(":", 1)[0].strip() + ": " + PLACEHOLDER
+        return MODEL.sub(MODEL_PLACEHOLDER, question.split(":", 1)[0].strip()) + ": " + PLACEHOLDER
     out.append(question[pos:])
-    return "".join(out).strip()
+    return MODEL.sub(MODEL_PLACEHOLDER, "".join(out).strip())
 
 
 def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
