@@ -36,6 +36,8 @@ _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
+_ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
 _SWITCH = re.compile(r"\b(?:switch|change|swap|load)\b", re.I)
 #: "the int8 model": this conversation's model on the int8 path.
@@ -139,7 +141,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
-    adding = read.quoted and bool(_REFERS.search(read.rest))  # "compare that with 'a bird'"
+    adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
     if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding:
         return None
     texts: list[str] = []
