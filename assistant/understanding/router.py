@@ -12,6 +12,7 @@ when the best score is low or the runner-up is close: the caller then offers cho
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -166,21 +167,22 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
 class _Everything:
     """Every command's options as one (the first of each name), to cut options out of a question."""
 
-    specs: Sequence[Command]
+    specs: tuple[Command, ...]
 
-    @property
+    @functools.cached_property
     def options(self) -> tuple[Option, ...]:
         return tuple({o.name: o for s in self.specs for o in s.options}.values())
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
 
-    @property
+    @functools.cached_property
     def usage(self) -> str:
         return " ".join(s.usage for s in self.specs)
 
 
-def _all_options(specs: Sequence[Command]) -> _Everything:
+@functools.lru_cache(maxsize=16)
+def _all_options(specs: tuple[Command, ...]) -> _Everything:
     """One row holding every row's options (the first of each name), to cut options out of a question."""
     return _Everything(specs)
 

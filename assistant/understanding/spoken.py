@@ -8,6 +8,7 @@ their kinds and choices). This module only knows how people *name* an option ("p
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -101,6 +102,12 @@ class Spoken:
     rest: str = ""
 
 
+@functools.cache
+def _pattern(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled once (case-insensitive): a question is read with several hundred of them."""
+    return re.compile(pattern, re.I)
+
+
 def read(text: str, spec: Command) -> Spoken:
     """The options of ``spec`` said in ``text`` (a question outside its quotes)."""
     found: dict[str, str] = {}
@@ -121,15 +128,15 @@ def read(text: str, spec: Command) -> Spoken:
         if not _counts(option):
             continue
         for word in _names(spec, option):
-            before = re.compile(rf"{_LEAD}\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b", re.I)
-            after = re.compile(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+)?{word}\b", re.I)
+            before = _pattern(rf"{_LEAD}\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
+            after = _pattern(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+)?{word}\b")
             for pattern in ((after, before) if option.name == "dims" else (before, after)):
                 for m in pattern.finditer(text):
                     keep(option, _number(m.group(1)), m.span())
     for option in spec.options:
         if option.is_flag:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
-                m = re.search(rf"{_LEAD}\b{word}\b", text, re.I)
+                m = _pattern(rf"{_LEAD}\b{word}\b").search(text)
                 if m:
                     keep(option, "", m.span())
         elif takes_models(option):
@@ -147,7 +154,7 @@ def read(text: str, spec: Command) -> Spoken:
     for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
         implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
         if implied and option.name not in found and any(
-                re.search(rf"\b{word}\b", text, re.I) for word in _names(spec, option)):
+                _pattern(rf"\b{word}\b").search(text) for word in _names(spec, option)):
             found[option.name] = implied[0]
     rest = text
     for start, end in sorted(cuts, reverse=True):
@@ -199,15 +206,16 @@ def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] |
     if len(values) < 2:
         return None
     one = "|".join(sorted((a for v in values for a in _aliases(v)), key=len, reverse=True))
-    run = re.search(rf"(?<![\w-])(?:{one})(?:{_JOIN}(?:{one}))+(?![\w-])", text, re.I)
+    run = _pattern(rf"(?<![\w-])(?:{one})(?:{_JOIN}(?:{one}))+(?![\w-])").search(text)
     if run is None:
         return None
     said = []
-    for m in re.finditer(rf"(?<!\w)(?:{one})(?!\w)", run.group(0), re.I):
-        said.append(next(v for v in values if any(re.fullmatch(a, m.group(0), re.I) for a in _aliases(v))))
+    for m in _pattern(rf"(?<!\w)(?:{one})(?!\w)").finditer(run.group(0)):
+        said.append(next(v for v in values if any(_pattern(a).fullmatch(m.group(0)) for a in _aliases(v))))
     return list(dict.fromkeys(said)), run.span()
 
 
+@functools.lru_cache(maxsize=1024)
 def _values(spec: Command, option: Option) -> tuple[str, ...]:
     """The values an option can be said with: its choices, or for a text option the lower-case values
     its usage lists (``--data stsb-dev|stsb-test|FILE`` -> stsb-dev, stsb-test)."""
@@ -217,23 +225,32 @@ def _values(spec: Command, option: Option) -> tuple[str, ...]:
     return tuple(v for v in listed.group(1).split("|") if re.fullmatch(r"[a-z][a-z0-9_-]*", v)) if listed else ()
 
 
-def _names(spec: Command, option: Option) -> list[str]:
+def _names(spec: Command, option: Option) -> tuple[str, ...]:
+    return _all_names(spec)[option.name]
+
+
+@functools.lru_cache(maxsize=256)
+def _all_names(spec: Command) -> dict[str, tuple[str, ...]]:
+    count = next((o.name for o in spec.options if o.help.startswith("how many")), None)
+    return {o.name: _option_names(spec, o, o.name == count) for o in spec.options}
+
+
+def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...]:
     """How an option is named: its own name, the usual words for it, and for a command's count (the first
     option whose help says "how many X"), X and the command's own name ("five groups", "ten outliers")."""
     words = [option.name.replace("-", "[- ]"), *OPTION_WORDS.get(option.name, ())]
-    count = next((o for o in spec.options if o.help.startswith("how many")), None)
-    if count is not None and count.name == option.name:
+    if counts:
         noun = re.match(r"how many ([\w\s-]+)", option.help)
         words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
         words += [spec.name.removesuffix("s") + "s?"] if getattr(spec, "name", "") else []
-    return [w.replace(" ", "\\s+") for w in dict.fromkeys(words)]
+    return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
 
 def _said_in(text: str, values: tuple[str, ...], choice: str) -> list[tuple[int, int]]:
     """Where the other choices are said, so that a choice inside a longer one ("last" in "sum last 4") is not
     said twice."""
     return [m.span() for other in values if other != choice for alias in _aliases(other)
-            for m in re.finditer(rf"(?<![\w-]){alias}(?![\w])", text, re.I)]
+            for m in _pattern(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
 
 
 def _choice(text: str, spec: Command, option: Option, choice: str,
@@ -242,7 +259,7 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     the spans ``inside`` (where a longer choice is said)."""
     names = "|".join(_names(spec, option))
     for alias in _aliases(choice):
-        for m in re.finditer(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))", text, re.I):
+        for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside):
                 continue
             if m.group(0).lower() not in COMMON and alias not in COMMON:
@@ -257,14 +274,14 @@ def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[
     """The match widened to a word naming its option within :data:`WINDOW` characters, if any."""
     start, end = m.span()
     for word in _names(spec, option):
-        for n in re.finditer(rf"\b{word}s?\b", text, re.I):
+        for n in _pattern(rf"\b{word}s?\b").finditer(text):
             if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW:
                 return min(start, n.start()), max(end, n.end())
     return start, end
 
 
 def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
-    lead = re.search(rf"{_LEAD}$", text[:start], re.I)
+    lead = _pattern(rf"{_LEAD}$").search(text[:start])
     return (lead.start() if lead else start), end
 
 
