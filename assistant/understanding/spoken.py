@@ -177,8 +177,9 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     ``mean,max``, or its "all" choice when it takes one value); "every" one of them."""
     values = _values(spec, option)
     every = next((c for c in values if c in EVERY), None)
-    said = sorted((span, choice) for choice in values if choice != every
-                  and (span := _choice(text, spec, option, choice, _said_in(text, values, choice))) is not None)
+    raw = {c: _raw_spans(text, c) for c in values}
+    said = sorted((span, choice) for choice in values if choice != every and (span := _choice(
+        text, spec, option, choice, [s for other in values if other != choice for s in raw[other]])) is not None)
     listed = _listed(text, [v for v in values if v != every])
     if listed is not None and len(listed[0]) > len(said):
         said = [(listed[1], c) for c in listed[0]]
@@ -195,6 +196,7 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     return (said[0][1], said[0][0]) if said else None
 
 
+@functools.cache
 def _aliases(choice: str) -> tuple[str, ...]:
     """How a choice can be said: its spoken forms, and itself with or without its joins ("sum last 4")."""
     loose = "[-_ ]?".join(re.escape(p) for p in re.split(r"[-_]|(?<=[a-z])(?=\d)", choice))
@@ -246,11 +248,9 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
 
-def _said_in(text: str, values: tuple[str, ...], choice: str) -> list[tuple[int, int]]:
-    """Where the other choices are said, so that a choice inside a longer one ("last" in "sum last 4") is not
-    said twice."""
-    return [m.span() for other in values if other != choice for alias in _aliases(other)
-            for m in _pattern(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
+def _raw_spans(text: str, choice: str) -> list[tuple[int, int]]:
+    """Where a choice is said, so that a choice inside a longer one ("last" in "sum last 4") is not said twice."""
+    return [m.span() for alias in _aliases(choice) for m in _pattern(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
 
 
 def _choice(text: str, spec: Command, option: Option, choice: str,
