@@ -296,7 +296,7 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     from assistant.dispatch import execute
     from assistant.session import Session
 
-    reply = execute("how close is 'A man is playing a guitar.' vs 'A woman is slicing an onion.'", Session(), hub)
+    reply = execute("match 'A man is playing a guitar.' against 'A woman is slicing an onion.'", Session(), hub)
     assert reply.ok and reply.routed and reply.command in ("compare", "why")
     assert len(reply.suggestions) == 1 and not reply.suggestions[0].startswith(reply.command)
     assert "A woman is slicing an onion." in reply.suggestions[0]  # the other reading, with the same texts
