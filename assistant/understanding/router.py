@@ -107,8 +107,8 @@ def frame(question: str) -> str:
     for start, end, _ in quoted_spans(question):
         out += [question[pos:start], PLACEHOLDER]
         pos = end
-    if not out and ":" in question:
-        return MODEL.sub(MODEL_PLACEHOLDER, question.split(":", 1)[0].strip()) + ": " + PLACEHOLDER
+    if not out and ": " in question:  # a colon that introduces texts, not the one in ``minilm:int8``
+        return MODEL.sub(MODEL_PLACEHOLDER, question.split(": ", 1)[0].strip()) + ": " + PLACEHOLDER
     out.append(question[pos:])
     return MODEL.sub(MODEL_PLACEHOLDER, "".join(out).strip())
 
