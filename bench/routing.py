@@ -10,6 +10,11 @@ the medians, the ratio question/command and the load average; writes bench/resul
 (routing-int8.json for an int8 model).
 
     .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40]
+
+With ``--rates`` it times nothing and prints instead how many questions of each committed set are read
+as the right command, and with the right texts and options too (the tests' ``question_sets.score``, in a
+conversation whose data folders hold STS-B and a ``reviews`` corpus, as the tests' hub); ``--misses``
+also prints the tuning set's misses (never the held-out or fresh sets': nothing is tuned on those).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import argparse
 import json
 import os
 
-from common import ROOT, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
+from common import ROOT, STSB_TEST, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 #: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
 SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
@@ -29,8 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
+    parser.add_argument("--rates", action="store_true", help="the question sets' routing rates instead of times")
+    parser.add_argument("--misses", action="store_true", help="with --rates: the tuning set's misses too")
     args = parser.parse_args(argv)
     quiet_libraries()
+    if args.rates:
+        return rates(args.model, args.misses)
     from assistant.commands.registry import TABLE
     from assistant.dispatch import execute
     from assistant.session import Session
@@ -65,6 +74,34 @@ def main(argv: list[str] | None = None) -> int:
     name = "routing" + ("-int8" if args.model.endswith(":int8") else "")
     write(name, {"machine": machine(), "model": args.model, "questions": len(rows), "repeats": args.repeats,
                  "runs": result, "question_over_command": round(ratio, 3)})
+    return 0
+
+
+def rates(model: str, misses: bool) -> int:
+    """Each question set's rates on ``model``: command, and command + texts + options."""
+    import tempfile
+    from pathlib import Path
+
+    from assistant.dispatch import execute
+    from assistant.session import Session
+    from tests.question_sets import SETS, questions, score
+    from tests.test_corpus_commands import write_reviews
+    from tools.core.config import Settings
+    from tools.models.hub import ModelHub
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_reviews(folder / "reviews.csv")
+        settings = Settings(data_dir=f"{STSB_TEST.parent}:{folder}", corpus_dir=str(folder / "corpora"),
+                            conversation_dir=str(folder / "conversations"), reference_dir=str(folder / "references"))
+        hub = ModelHub(settings)
+        execute("corpus load reviews.csv --name reviews", Session(), hub, settings)
+        for name, file in SETS.items():
+            got = score(hub, model, questions(file))
+            print(f"{name}: {got.rows} questions, {got.verb_rate:.1%} command, "
+                  f"{got.full_rate:.1%} command+texts+options")
+            if misses and name == "tuning":
+                print("\n".join(got.misses))
     return 0
 
 

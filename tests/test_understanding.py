@@ -38,7 +38,7 @@ def test_the_question_sets_are_big_enough_and_valid():
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The held-out and fresh sets were never tuned on.
-FLOORS = {"tuning": (0.93, 0.92), "held-out": (0.76, 0.75), "fresh": (0.80, 0.60)}
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.80, 0.78), "fresh": (0.83, 0.68)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -95,6 +95,52 @@ def test_blanks_become_the_mask_and_the_word_is_found():
 ])
 def test_options_said_in_words_become_the_rows_own_options(verb, words, options):
     assert spoken.read(words, TABLE[verb]).options == options
+
+
+@pytest.mark.parametrize("verb, words, options", [
+    # choices said together: a list option takes them all, a one-value option its "all"/"both" choice
+    ("benchmark", "with sbert, max or cls", {"pool": "sbert,max,cls"}),
+    ("probe", "for pos and dep", {"task": "all"}),
+    ("probe", "pos-and-dep", {"task": "all"}),
+    ("export", "as markdown and html", {"format": "both"}),
+    ("export", "in every format", {"format": "both"}),
+    ("word", "the first and last strategies", {"strategy": "all"}),
+    # "every" one of a list option's choices
+    ("benchmark", "every pooling", {"pool": "cls,mean,max,sbert"}),
+    # numbers in words, an option named after its value, hyphenated
+    ("contextuality", "with fifty sentences", {"sentences": "50"}),
+    ("probe", "on twenty-five sentences", {"sentences": "25"}),
+    ("vocab", "the first one thousand words", {"n": "1000"}),
+    ("attend", "use layer three", {"layer": "3"}),
+    ("attend", "layer-2, head-4", {"layer": "2", "head": "4"}),
+    ("compare", "at layer zero", {"layer": "0"}),
+    ("selfattn", "with four heads", {"heads": "4"}),
+    # a command's count: the noun its help counts ("how many groups"), or the command's own name
+    ("clusters", "into five groups", {"k": "5"}),
+    ("clusters", "with the number of clusters chosen automatically", {"k": "auto"}),
+    ("outliers", "the ten outliers with 5 neighbours", {"top": "10", "k": "5"}),
+    ("neighbors", "12 neighbours in glove", {"k": "12", "space": "glove"}),
+    # choices said without their joins, or glued to their option's word
+    ("word", "with the sum last 4 strategy", {"strategy": "sum-last4"}),
+    ("compare", "cls-pooled", {"pool": "cls"}),
+    ("benchmark", "on the stsb test data", {"data": "stsb-test"}),
+    ("project", "with glove", {"basis": "glove"}),
+    # a number that fills one option and names the choice of another
+    ("tokenize", "padded to twelve tokens", {"max-length": "12", "padding": "max_length"}),
+    ("duplicates", "above 0.9", {"threshold": "0.9"}),
+    # models, for the options whose help speaks of models
+    ("mask", "with bert base", {"model": "bert-base"}),
+    ("cka", "against bert-small", {"with": "bert-small"}),
+    ("benchmark", "minilm and bert-small", {"models": "minilm,bert-small"}),
+    ("compare", "beside minilm int8", {"vs": "minilm:int8"}),
+])
+def test_options_said_in_words_are_read_from_the_declarations(verb, words, options):
+    assert spoken.read(words, TABLE[verb]).options == options
+
+
+def test_a_choice_inside_a_longer_one_is_said_once():
+    assert spoken.read("the sum of the last four layers", TABLE["word"]).options == {"strategy": "sum-last4"}
+    assert spoken.read("mean pooling", TABLE["compare"]).options == {"pool": "mean"}
 
 
 def test_an_option_the_command_lacks_is_not_invented():
@@ -250,7 +296,32 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     from assistant.dispatch import execute
     from assistant.session import Session
 
-    reply = execute("how close is 'A man is playing a guitar.' vs 'A woman is slicing an onion.'", Session(), hub)
+    reply = execute("match 'A man is playing a guitar.' against 'A woman is slicing an onion.'", Session(), hub)
     assert reply.ok and reply.routed and reply.command in ("compare", "why")
     assert len(reply.suggestions) == 1 and not reply.suggestions[0].startswith(reply.command)
     assert "A woman is slicing an onion." in reply.suggestions[0]  # the other reading, with the same texts
+
+
+@pytest.mark.parametrize("question, line", [
+    ("switch to bert base", "model bert-base"),  # a model's name, said with a space for its hyphen
+    ("change the model to minilm int8", "model minilm:int8"),
+    ("load reviews.csv as a corpus", "corpus load reviews.csv"),  # a file the question names
+    ("fill in 'The [MASK] sat on the mat.' with bert-base", "mask The [MASK] sat on the mat. --model bert-base"),
+    ("compare the layers of minilm with bert-small", "cka --with bert-small"),
+    ("score minilm and bert-small on STS-B", "benchmark --models minilm,bert-small"),
+    ("the ten biggest outliers of my corpus, each measured against 5 neighbours", "outliers --top 10 --k 5"),
+    ("attention of 'the cat sat' in layer three, head two", "attend the cat sat --layer 3 --head 2"),
+])
+def test_questions_with_options_and_models_in_words(hub, question, line):
+    """Options a command declares and a question says count for that command; model names route as one."""
+    assert understand(question, Session(), hub, TABLE, hub.settings).line == line
+
+
+def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_with_too(hub, run):
+    session = Session()
+    assert run("compare A cat sat. | A kitten sat.", session).ok
+    assert understand("now switch to bert-small", session, hub, TABLE, hub.settings).line == "model bert-small"
+    added = understand("now with 'a dog ran' too", session, hub, TABLE, hub.settings)
+    assert added.follow_up and added.line == "compare A cat sat. | A kitten sat. | a dog ran"
+    assert understand("and with every pooling", session, hub, TABLE, hub.settings).line == (
+        "compare A cat sat. | A kitten sat. --pool all")

@@ -13,7 +13,7 @@ import pandas as pd
 from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import commands, register
-from assistant.commands.slots import Slots
+from assistant.commands.slots import MODEL, Slots, model_name
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 from tools.core.text import code
@@ -85,6 +85,10 @@ class Model(Command[Any, Result]):
         'what is the vocabulary size of the model?',
         'is the model on the CPU or the GPU?',
         'what model is loaded?',
+        'switch to bert-base',
+        'use the mpnet model instead',
+        'change the model to bert-small',
+        'load minilm:int8',
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
@@ -96,7 +100,10 @@ class Model(Command[Any, Result]):
         return replies.describe(info.description(ctx.model()))
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        return slots.texts[:1] if slots.quoted else []
+        if slots.quoted:
+            return slots.texts[:1]
+        named = MODEL.search(slots.rest)
+        return [model_name(named)] if named else []
 
 
 @register

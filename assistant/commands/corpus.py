@@ -23,6 +23,7 @@ from tools.core.text import code
 from tools.corpus import clusters, duplicates, outliers, replies, search
 from tools.corpus.encode import engine_named, load_corpus
 from tools.corpus.engines.base import EngineKind
+from tools.corpus.read import FORMATS
 from tools.corpus.store import Corpus
 from tools.encoding.pooling import Pooling
 
@@ -93,6 +94,13 @@ class CorpusCommand(Command[Any, Result]):
                             "started for the job, or --address)", EngineKind.LOCAL.value, choices=EngineKind)
         address: str | None = param("the running Ray cluster `--engine ray` uses: ray://HOST:10001 or auto "
                                     "(command line only)", metavar="ADDR")
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        """A file the question names is loaded ("load reviews.csv as a corpus"); else the corpus is listed."""
+        suffixes = "|".join(re.escape(s) for s in FORMATS)
+        named = re.search(rf"[\w./~-]+(?:{suffixes})\b", " ".join([*slots.texts, slots.rest]) if slots.quoted
+                          else slots.rest, re.I)
+        return [f"load {named.group(0)}"] if named else []
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Result:
         word, _, rest = (texts[0].strip() if texts else "list").partition(" ")

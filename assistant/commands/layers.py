@@ -51,6 +51,8 @@ class Probe(Command[Any, Any]):
         "does the model encode grammar in its middle layers?",
         "probing classifier accuracy per layer with a control task",
         "how selective is a POS probe at each layer?",
+        "which layer encodes dependency relations best?",
+        "how well can each layer predict the part of speech of a word?",
     )
 
     @dataclass(frozen=True)
@@ -128,6 +130,8 @@ class Cka(Command[Any, Any]):
         "which layers learn similar representations?",
         "centered kernel alignment heatmap of the layers",
         "layer-by-layer similarity of this model against another model",
+        "compare the layers of minilm with those of bert-base",
+        "how do the layers of this model line up with mpnet's?",
         "do neighbouring layers represent text the same way?",
     )
 
@@ -169,6 +173,7 @@ class Rollout(Command[Any, Any]):
         "which input tokens does the output draw on in \"A\"?",
         "follow attention down all the layers of \"A\"",
         "roll out the attention of \"A\"",
+        "where does the attention flow from the output back to the inputs of \"A\"?",
     )
 
     @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
+import functools
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -170,8 +171,9 @@ def param(help: str, default: Any = None, *, minimum: float | None = None, maxim
     return dataclasses.field(default=default, metadata={"option": meta})
 
 
+@functools.cache
 def options_of(params: type) -> tuple[Option, ...]:
-    """The options a parameter dataclass declares, in field order."""
+    """The options a parameter dataclass declares, in field order (read once per class)."""
     hints = typing.get_type_hints(params)
     out = []
     for f in dataclasses.fields(params):

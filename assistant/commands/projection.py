@@ -83,6 +83,7 @@ class Vocab(Command[Any, Any]):
         'visualize the embedding table of the model',
         'colour the vocabulary map by vowel count',
         "project the model's vocabulary and colour it by numbers",
+        'show the first 1000 tokens of the vocabulary with t-SNE',
     )
 
     @dataclass(frozen=True)

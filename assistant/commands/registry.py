@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, ValuesView
 from contextlib import contextmanager
 from typing import Any
 
@@ -87,6 +87,9 @@ class _Live(Mapping[str, Command[Any, Any]]):
 
     def __len__(self) -> int:
         return len(table())
+
+    def values(self) -> ValuesView[Command[Any, Any]]:
+        return table().values()  # one table for the whole walk, not one per command
 
 
 class _LiveList(Sequence[Command[Any, Any]]):

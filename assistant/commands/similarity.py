@@ -49,6 +49,8 @@ class Compare(Command[Any, Comparison]):
         'score the semantic similarity of "A" and "B"',
         'do "A" and "B" get similar vectors?',
         'how far apart are "A" and "B"?',
+        'give me the similarity score of "A" and "B"',
+        'how close in meaning are "A" and "B"?',
     )
 
     @dataclass(frozen=True)
@@ -176,6 +178,7 @@ class Embed(Command[Any, Embedding]):
         'encode "A" into a vector',
         'what is the representation of "A"?',
         'the vectors of "A" and "B" as numpy arrays',
+        'can I have the vectors of "A" and "B"?',
     )
 
     @dataclass(frozen=True)
@@ -206,6 +209,7 @@ class Static(Command[Any, Any]):
         'how does GloVe score "A" against "B"?',
         'glove vs contextual for "A" and "B"',
         'show the context-blind glove vectors for "w" in "A" and "B"',
+        'what does GloVe make of "w" in "A" and "B"?',
     )
 
     @dataclass(frozen=True)
@@ -243,6 +247,7 @@ class Neighbors(Command[Any, Neighbours]):
         'what are the neighbors of "w" in GloVe?',
         'show me the synonyms the model finds for "w"',
         'which vocabulary tokens lie nearest to "w"?',
+        'which tokens are closest to "w" in the input embedding matrix?',
     )
 
     @dataclass(frozen=True)

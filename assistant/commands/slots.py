@@ -12,11 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
+
 #: A quoted text: the opening mark not glued to a word before it, the closing one not to a word after.
 _QUOTED = re.compile(
     r"(?<!\w)(?:\"(?P<d>[^\"]+?)\"|“(?P<c>[^”]+?)”|«(?P<g>[^»]+?)»|`(?P<b>[^`]+?)`"
     r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w))"
 )
+#: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one), or a hub id
+#: ``org/name``.
+_KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
+MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
+                   + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
@@ -72,6 +79,14 @@ class Slots:
     @property
     def has_mask(self) -> bool:
         return any("[MASK]" in t for t in self.texts)
+
+
+def model_name(m: re.Match[str]) -> str:
+    """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` -> ``minilm:int8``)."""
+    said = m.group("name")
+    known = {re.sub(r"[- ]", "", k): k for k in _KNOWN_MODELS}
+    name = said if "/" in said else known.get(re.sub(r"[- ]", "", said.lower()), said.lower())
+    return name + (FAST_SUFFIX if m.group("fast") else "")
 
 
 def blanks_to_mask(text: str) -> str:

@@ -29,18 +29,18 @@ from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.hub import ModelHub
-from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX, split_fast
+from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
-#: A model a follow-up may name: the embedded ones and the aliases (``:int8`` or "int8" after one), a hub id
-#: ``org/name``, or "the int8 model" (this conversation's model on the int8 path).
-_KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
-_MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m) for m in _KNOWN_MODELS)
-                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
+#: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
+_ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
+#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
+_SWITCH = re.compile(r"\b(?:switch|change|swap|load)\b", re.I)
+#: "the int8 model": this conversation's model on the int8 path.
 _INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare)\b", re.I)
@@ -84,7 +84,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
-    follow = another_model(question, session, table, settings) or follow_up(question, session, table, settings)
+    switching = _SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
+    follow = None if switching else (another_model(question, session, table, settings)
+                                     or follow_up(question, session, table, settings))
     if follow is not None:
         return follow
     lm = router.routing_model(hub, session.model or settings.model)
@@ -139,7 +141,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
-    adding = read.quoted and bool(_REFERS.search(read.rest))  # "compare that with 'a bird'"
+    adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
     if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding:
         return None
     texts: list[str] = []
@@ -171,10 +173,9 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     if (last := _previous(session, table)) is None:
         return None
     previous, spec = last
-    found = _MODEL.search(question)
+    found = slots.MODEL.search(question)
     if found is not None:
-        other = found.group("name").lower() if "/" not in found.group("name") else found.group("name")
-        other += FAST_SUFFIX if found.group("fast") else ""
+        other = slots.model_name(found)
     elif _INT8.search(question):
         other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
     else:

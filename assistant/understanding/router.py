@@ -12,6 +12,7 @@ when the best score is low or the runner-up is close: the caller then offers cho
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -23,12 +24,14 @@ from sentence_transformers import util
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.options import Option
-from assistant.commands.slots import PLACEHOLDER, Slots, quoted_spans, read
+from assistant.commands.slots import MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
 from tools.models.threads import threads_for
 
+#: What the router sees in place of a model's name.
+MODEL_PLACEHOLDER = "MODEL"
 #: Below this cosine the best phrasing is too far from the question to act on it.
 MIN_SCORE = 0.3
 #: The best row must beat the runner-up by this much to be clear; closer than that, the best one runs and the
@@ -36,6 +39,10 @@ MIN_SCORE = 0.3
 MIN_MARGIN = 0.015
 #: What quoted texts a command cannot take cost it (a command's own bonuses are its ``fit``).
 FIT_PENALTY = 0.08
+#: What each option a command declares and the question says in words adds to that command's score ("with 12
+#: neighbours" speaks for `neighbors`, "at layer 6" for `attend` over `rollout`), for the best few rows.
+OPTION_FIT = 0.03
+OPTION_ROWS = 4
 #: The model that routes when the conversation's model has no sentence-transformers pooling.
 FALLBACK_MODEL = "minilm"
 
@@ -93,13 +100,17 @@ def routing_model(hub: ModelHub, name: str) -> LoadedModel:
 
 
 def frame(question: str) -> str:
-    """What the router compares: the question with its quoted texts replaced by ``"X"``."""
+    """What the router compares: the question with its quoted texts replaced by ``"X"`` (without quotes, the
+    texts after a colon: "compare these: a, b" -> ``compare these: "X"``) and the models it names by ``MODEL``
+    ("switch to bert-base" and "switch to mpnet" ask the same)."""
     out, pos = [], 0
     for start, end, _ in quoted_spans(question):
         out += [question[pos:start], PLACEHOLDER]
         pos = end
+    if not out and ": " in question:  # a colon that introduces texts, not the one in ``minilm:int8``
+        return MODEL.sub(MODEL_PLACEHOLDER, question.split(": ", 1)[0].strip()) + ": " + PLACEHOLDER
     out.append(question[pos:])
-    return "".join(out).strip()
+    return MODEL.sub(MODEL_PLACEHOLDER, "".join(out).strip())
 
 
 def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
@@ -147,28 +158,31 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
     slots = read(question)
     ranked = sorted((Ranked(r.spec, r.score + fit(r.spec, slots), r.phrasing) for r in best.values()),
                     key=lambda r: -r.score)
-    return Routing(ranked, lm.name)
+    said = [Ranked(r.spec, r.score + OPTION_FIT * len(spoken.read(slots.rest, r.spec).options), r.phrasing)
+            for r in ranked[:OPTION_ROWS]]
+    return Routing(sorted(said, key=lambda r: -r.score) + ranked[OPTION_ROWS:], lm.name)
 
 
 @dataclass(frozen=True)
 class _Everything:
     """Every command's options as one (the first of each name), to cut options out of a question."""
 
-    specs: Sequence[Command]
+    specs: tuple[Command, ...]
 
-    @property
+    @functools.cached_property
     def options(self) -> tuple[Option, ...]:
         return tuple({o.name: o for s in self.specs for o in s.options}.values())
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
 
-    @property
+    @functools.cached_property
     def usage(self) -> str:
         return " ".join(s.usage for s in self.specs)
 
 
-def _all_options(specs: Sequence[Command]) -> _Everything:
+@functools.lru_cache(maxsize=16)
+def _all_options(specs: tuple[Command, ...]) -> _Everything:
     """One row holding every row's options (the first of each name), to cut options out of a question."""
     return _Everything(specs)
 

@@ -8,11 +8,13 @@ their kinds and choices). This module only knows how people *name* an option ("p
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from assistant.commands.base import Command
-from assistant.commands.options import Option
+from assistant.commands.options import Option, ParamType
+from assistant.commands.slots import MODEL, model_name
 from tools.core.errors import UserError
 
 #: How people name an option (the row's option names are always accepted too).
@@ -25,8 +27,9 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "n": ("first", "words", "rows", "tokens", "points", "entries"),
     "sample": ("sample of", "sample", "pairs", "examples"),
     "seed": ("seed",),
-    "threshold": ("threshold", "cutoff", "cut-off"),
-    "max-length": ("max length", "maximum length", "max-length"),
+    "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than"),
+    "max-length": ("max length", "maximum length", "max-length", "pad to", "padded to", "padding to", "cut at",
+                   "truncated to", "tokens"),
     "dims": ("d", "dims", "dimensions", "dimensional"),
     "pool": ("pool", "pooling", "poolings", "pooled", "token"),
     "method": ("method", "projection", "with", "using", "via", "by"),
@@ -51,7 +54,9 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "sum-last4": ("sum-last4", "sum of the last (?:4|four)(?: layers)?"),
     "mean-last4": ("mean-last4", "(?:mean|average) of the last (?:4|four)(?: layers)?"),
     "sum-all": ("sum-all", "sum of all(?: the)? layers"),
-    "all": ("all", "every", "each"),
+    "all": ("all", "every", "each", "both"),
+    "both": ("both", "all", "every", "each"),
+    "auto": ("auto", "automatic", "automatically"),
     "number": ("number", "numbers", "digits"),
     "subword": ("subword", "sub-word", "word pieces?", "wordpieces?"),
     "vowels": ("vowels", "vowel"),
@@ -65,18 +70,25 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
 #: Choice words too common to stand alone: they count only beside a word naming their option.
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
-                    "vocab", "vocabulary", "cls", "glove"})
+                    "vocab", "vocabulary", "cls", "automatic", "automatically"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
 }
-_NUMBER_WORDS = {w: i + 1 for i, w in enumerate(
-    "one two three four five six seven eight nine ten eleven twelve".split())}
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _ORDINALS = {w: i + 1 for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
-_NUMBER = r"(\d+(?:\.\d+)?|" + "|".join(list(_NUMBER_WORDS) + list(_ORDINALS)) + r")(?:st|nd|rd|th)?"
-_LEAD = r"(?:(?:at|in|on|with|using|by|for|from|via|and|of|to|show|give|the|me|only)\s+)*"
+_NUMBER_WORD = (r"(?:(?:a|one)\s+(?:hundred|thousand)|(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS[1:10])
+                + r"))?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + ")")
+_NUMBER = r"(\d+(?:\.\d+)?|" + _NUMBER_WORD + "|" + "|".join(_ORDINALS) + r")(?:st|nd|rd|th)?"
+_LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
+#: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
+_JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
+#: Choices that mean every other choice of their option ("all" strategies, "both" formats).
+EVERY = ("all", "both")
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
 
@@ -90,51 +102,122 @@ class Spoken:
     rest: str = ""
 
 
+@functools.cache
+def _pattern(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled once (case-insensitive): a question is read with several hundred of them."""
+    return re.compile(pattern, re.I)
+
+
 def read(text: str, spec: Command) -> Spoken:
     """The options of ``spec`` said in ``text`` (a question outside its quotes)."""
     found: dict[str, str] = {}
     cuts: list[tuple[int, int]] = []
 
-    def keep(option_name: str, value: str, span: tuple[int, int]) -> None:
-        option = spec.option(option_name)
-        if option is None or option_name in found or _overlaps(span, cuts):
+    def keep(option: Option, value: str, span: tuple[int, int]) -> None:
+        if option.name in found or _overlaps(span, cuts):
             return
         try:
             option.convert(value if not option.is_flag else None)
         except UserError:
             return
-        found[option_name] = value
+        found[option.name] = value
         cuts.append(span)
 
-    for option in spec.options:  # numbers first: "layer 2 head 5", "top 10", "in 3D"
-        if not option.type.numeric:
+    # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
+    for option in sorted(spec.options, key=lambda o: -len(o.name)):
+        if not _counts(option):
             continue
-        for word in _names(option.name):
-            before = re.compile(rf"{_LEAD}\b{word}\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b", re.I)
-            after = re.compile(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+)?{word}\b", re.I)
+        for word in _names(spec, option):
+            before = _pattern(rf"{_LEAD}\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
+            after = _pattern(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+)?{word}\b")
             for pattern in ((after, before) if option.name == "dims" else (before, after)):
                 for m in pattern.finditer(text):
-                    keep(option.name, _number(m.group(1)), m.span())
+                    keep(option, _number(m.group(1)), m.span())
     for option in spec.options:
         if option.is_flag:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
-                m = re.search(rf"{_LEAD}\b{word}\b", text, re.I)
+                m = _pattern(rf"{_LEAD}\b{word}\b").search(text)
                 if m:
-                    keep(option.name, "", m.span())
+                    keep(option, "", m.span())
+        elif takes_models(option):
+            named = list(MODEL.finditer(text))
+            if named:
+                several = "," in option.usage()
+                names = list(dict.fromkeys(model_name(m) for m in named))
+                first = named[0] if several else named[-1]
+                keep(option, ",".join(names) if several else names[-1],
+                     _with_lead(text, first.start(), named[-1].end()))
         elif not option.type.numeric:
-            said = [(choice, span) for choice in _values(spec, option)
-                    if (span := _choice(text, option.name, choice)) is not None]
-            if option.type.several and len(said) > 1:  # "mean or max" -> mean,max
-                span = (min(s[0] for _, s in said), max(s[1] for _, s in said))
-                keep(option.name, ",".join(c for c, _ in said), span)
-            elif said:
-                keep(option.name, *said[0])
+            said = _said(text, spec, option)
+            if said:
+                keep(option, *said)
+    for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
+        implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
+        if implied and option.name not in found and any(
+                _pattern(rf"\b{word}\b").search(text) for word in _names(spec, option)):
+            found[option.name] = implied[0]
     rest = text
     for start, end in sorted(cuts, reverse=True):
         rest = rest[:start] + " " + rest[end:]
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
 
 
+def takes_models(option: Option) -> bool:
+    """Whether an option's value is a model name (or names): a free-text option whose help speaks of models."""
+    return type(option.type) is ParamType and re.search(r"\bmodels?\b", option.help) is not None
+
+
+def _counts(option: Option) -> bool:
+    """Whether an option takes a number (``--layer N``, ``--k N|auto``)."""
+    return option.type.numeric or "N" in option.usage().split()[-1].split("|")
+
+
+def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int]] | None:
+    """The value of a choice option said in ``text`` and where: one choice; a list of them ("mean or max":
+    ``mean,max``, or its "all" choice when it takes one value); "every" one of them."""
+    values = _values(spec, option)
+    every = next((c for c in values if c in EVERY), None)
+    raw = {c: _raw_spans(text, c) for c in values}
+    said = sorted((span, choice) for choice in values if choice != every and (span := _choice(
+        text, spec, option, choice, [s for other in values if other != choice for s in raw[other]])) is not None)
+    listed = _listed(text, [v for v in values if v != every])
+    if listed is not None and len(listed[0]) > len(said):
+        said = [(listed[1], c) for c in listed[0]]
+    if len(said) > 1:
+        span = (min(s[0] for s, _ in said), max(s[1] for s, _ in said))
+        if option.type.several:
+            return ",".join(dict.fromkeys(c for _, c in said)), span
+        if every is not None:
+            return every, span
+    if every is not None and (span := _choice(text, spec, option, every)) is not None:
+        return every, span
+    if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
+        return ",".join(values), span
+    return (said[0][1], said[0][0]) if said else None
+
+
+@functools.cache
+def _aliases(choice: str) -> tuple[str, ...]:
+    """How a choice can be said: its spoken forms, and itself with or without its joins ("sum last 4")."""
+    loose = "[-_ ]?".join(re.escape(p) for p in re.split(r"[-_]|(?<=[a-z])(?=\d)", choice))
+    return (*CHOICE_WORDS.get(choice, ()), loose)
+
+
+def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] | None:
+    """Two or more choices said together ("cls, mean and max"), in the order said, and where."""
+    if len(values) < 2:
+        return None
+    one = "|".join(sorted((a for v in values for a in _aliases(v)), key=len, reverse=True))
+    run = _pattern(rf"(?<![\w-])(?:{one})(?:{_JOIN}(?:{one}))+(?![\w-])").search(text)
+    if run is None:
+        return None
+    said = []
+    for m in _pattern(rf"(?<!\w)(?:{one})(?!\w)").finditer(run.group(0)):
+        said.append(next(v for v in values if any(_pattern(a).fullmatch(m.group(0)) for a in _aliases(v))))
+    return list(dict.fromkeys(said)), run.span()
+
+
+@functools.lru_cache(maxsize=1024)
 def _values(spec: Command, option: Option) -> tuple[str, ...]:
     """The values an option can be said with: its choices, or for a text option the lower-case values
     its usage lists (``--data stsb-dev|stsb-test|FILE`` -> stsb-dev, stsb-test)."""
@@ -144,41 +227,74 @@ def _values(spec: Command, option: Option) -> tuple[str, ...]:
     return tuple(v for v in listed.group(1).split("|") if re.fullmatch(r"[a-z][a-z0-9_-]*", v)) if listed else ()
 
 
-def _names(option_name: str) -> list[str]:
-    words = [option_name.replace("-", "[- ]"), *OPTION_WORDS.get(option_name, ())]
-    return [w.replace(" ", "\\s+") for w in dict.fromkeys(words)]
+def _names(spec: Command, option: Option) -> tuple[str, ...]:
+    return _all_names(spec)[option.name]
 
 
-def _choice(text: str, option_name: str, choice: str) -> tuple[int, int] | None:
-    """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common)."""
-    for alias in CHOICE_WORDS.get(choice, ()) + (re.escape(choice),):
-        for m in re.finditer(rf"(?<![\w-]){alias}(?![\w-])", text, re.I):
+@functools.lru_cache(maxsize=256)
+def _all_names(spec: Command) -> dict[str, tuple[str, ...]]:
+    count = next((o.name for o in spec.options if o.help.startswith("how many")), None)
+    return {o.name: _option_names(spec, o, o.name == count) for o in spec.options}
+
+
+def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...]:
+    """How an option is named: its own name, the usual words for it, and for a command's count (the first
+    option whose help says "how many X"), X and the command's own name ("five groups", "ten outliers")."""
+    words = [option.name.replace("-", "[- ]"), *OPTION_WORDS.get(option.name, ())]
+    if counts:
+        noun = re.match(r"how many ([\w\s-]+)", option.help)
+        words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
+        words += [spec.name.removesuffix("s") + "s?"] if getattr(spec, "name", "") else []
+    return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
+
+
+def _raw_spans(text: str, choice: str) -> list[tuple[int, int]]:
+    """Where a choice is said, so that a choice inside a longer one ("last" in "sum last 4") is not said twice."""
+    return [m.span() for alias in _aliases(choice) for m in _pattern(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
+
+
+def _choice(text: str, spec: Command, option: Option, choice: str,
+            inside: list[tuple[int, int]] = []) -> tuple[int, int] | None:  # noqa: B006 - never changed
+    """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common), outside
+    the spans ``inside`` (where a longer choice is said)."""
+    names = "|".join(_names(spec, option))
+    for alias in _aliases(choice):
+        for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
+            if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside):
+                continue
             if m.group(0).lower() not in COMMON and alias not in COMMON:
-                return _with_lead(text, m.start(), _with_names(text, m, option_name)[1])
-            span = _with_names(text, m, option_name)
+                return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
+            span = _with_names(text, m, spec, option)
             if span != m.span():
                 return _with_lead(text, *span)
     return None
 
 
-def _with_names(text: str, m: re.Match, option_name: str) -> tuple[int, int]:
+def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[int, int]:
     """The match widened to a word naming its option within :data:`WINDOW` characters, if any."""
     start, end = m.span()
-    for word in _names(option_name):
-        for n in re.finditer(rf"\b{word}\b", text, re.I):
+    for word in _names(spec, option):
+        for n in _pattern(rf"\b{word}s?\b").finditer(text):
             if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW:
                 return min(start, n.start()), max(end, n.end())
     return start, end
 
 
 def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
-    lead = re.search(rf"{_LEAD}$", text[:start], re.I)
+    lead = _pattern(rf"{_LEAD}$").search(text[:start])
     return (lead.start() if lead else start), end
 
 
 def _number(raw: str) -> str:
-    word = raw.lower()
-    return str(_NUMBER_WORDS.get(word) or _ORDINALS.get(word) or raw)
+    """A number said in digits or words ("twelve", "twenty-five", "a hundred", "third") in digits."""
+    words = re.split(r"[\s-]+", raw.lower())
+    if words[-1] in ("hundred", "thousand"):
+        return "100" if words[-1] == "hundred" else "1000"
+    if words[0] in _ORDINALS:
+        return str(_ORDINALS[words[0]])
+    if words[0] in _TENS:
+        return str(_TENS[words[0]] + (_UNITS.index(words[1]) if len(words) > 1 else 0))
+    return str(_UNITS.index(words[0])) if words[0] in _UNITS else raw
 
 
 def _overlaps(span: tuple[int, int], cuts: list[tuple[int, int]]) -> bool:
