@@ -191,7 +191,8 @@ def _map_story(r: dict) -> list[list[str]]:
              "texts/s)", "", ""]]
 
 
-SOURCES = [("throughput", _throughput), ("latency", _latency), ("http_overhead", _http),
+SOURCES = [("throughput", _throughput), ("throughput-amd-26-2", _throughput), ("latency", _latency),
+           ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
            ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak),
            ("map", _map), ("map-story", _map_story)]
