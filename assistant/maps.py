@@ -53,6 +53,7 @@ class Grant:
     conversation: str
     corpus: Corpus
     facts: CorpusMap
+    owner: str = ""
     created: float = field(default_factory=time.monotonic)
 
     @property
@@ -85,11 +86,12 @@ class Maps:
         self._selections: dict[str, Selection] = {}
         self._lock = threading.Lock()
 
-    def issue(self, conversation: str, corpus: Corpus, facts: CorpusMap) -> str:
-        """A new token for ``conversation`` to fetch this map with."""
+    def issue(self, conversation: str, corpus: Corpus, facts: CorpusMap, owner: str = "") -> str:
+        """A new token for ``conversation`` (a page) to fetch this map with; ``owner`` (the conversation that
+        outlives its pages) is whose selection on it is kept on disk."""
         token = secrets.token_urlsafe(24)
         with self._lock:
-            self._grants[token] = Grant(token, conversation, corpus, facts)
+            self._grants[token] = Grant(token, conversation, corpus, facts, owner)
             own = [t for t, g in self._grants.items() if g.conversation == conversation]
             for old in own[:-PER_CONVERSATION]:
                 del self._grants[old]
@@ -126,6 +128,8 @@ class Maps:
                 self._selections[grant.conversation] = Selection(grant.facts.corpus.key, grant.facts.corpus.name, rows)
             else:
                 self._selections.pop(grant.conversation, None)
+        if grant.owner:
+            grant.corpus.keep_selection(grant.owner, rows)
         return len(rows)
 
     def selection(self, conversation: str) -> Selection | None:
@@ -138,13 +142,18 @@ class Maps:
             return len(self._grants)
 
 
-def rows_among(maps: Maps, conversation: str, corpus: Corpus, raw: str | None) -> np.ndarray | None:
-    """The row ids ``--in`` names: ``selection`` (the map's lasso), or ids and ranges (``3,8,10-20``)."""
+def rows_among(maps: Maps, conversation: str, corpus: Corpus, raw: str | None,
+               owner: str = "") -> np.ndarray | None:
+    """The row ids ``--in`` names: ``selection`` (the map's lasso: this page's, else the one ``owner`` kept on
+    the corpus before a reload or a restart), or ids and ranges (``3,8,10-20``)."""
     if raw is None or not raw.strip():
         return None
     raw = raw.strip()
     if raw.lower() == "selection":
         chosen = maps.selection(conversation)
+        kept = corpus.kept_selection(owner) if chosen is None and owner else None
+        if kept is not None:
+            return kept
         if chosen is None:
             raise UserError("There is no selection yet: draw a lasso on a `map` (shift-drag), then use "
                             "`--in selection`; or name rows, like `--in 3,8,10-20`.")

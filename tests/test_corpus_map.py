@@ -128,6 +128,14 @@ def test_search_and_clusters_in_a_selection(synthetic, hub):
     fresh = Session()
     reply = execute("clusters --in selection", fresh, hub, settings, maps=registry)
     assert not reply.ok and "no selection yet" in reply.error
+    # the conversation's selection outlives its page and the server: a reload (a new page of the same
+    # conversation) and a restart (a new registry) both find it on disk, and an empty lasso forgets it
+    reloaded, restarted = Session(id=session.key), Maps()
+    reply = execute("clusters --k 3 --in selection", reloaded, hub, settings, maps=restarted)
+    assert reply.ok and "the selection: 60 of its 3,000 rows" in reply.result.text, reply.error
+    assert registry.select(grant, []) == 0
+    reply = execute("clusters --in selection", Session(id=session.key), hub, settings, maps=Maps())
+    assert not reply.ok and "no selection yet" in reply.error
 
 
 @pytest.mark.slow

@@ -215,7 +215,7 @@ class Search(Command[Any, Any]):
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         corpus = _corpus(ctx, p.corpus)
-        among = rows_among(ctx.maps, ctx.session.page_key, corpus, p.among)
+        among = rows_among(ctx.maps, ctx.session.page_key, corpus, p.among, ctx.session.key)
         return search.search(_model_for(ctx, corpus), corpus, texts, p.k, among)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
@@ -257,7 +257,8 @@ class Clusters(Command[Any, Any]):
                 raise UserError(f"--k takes auto or a whole number from 2 to {clusters.MAX_K}; got {code(p.k, 20)}.")
             k = int(k)
         corpus = _corpus(ctx, p.corpus)
-        return clusters.clusters(corpus, k, p.seed, rows_among(ctx.maps, ctx.session.page_key, corpus, p.among))
+        among = rows_among(ctx.maps, ctx.session.page_key, corpus, p.among, ctx.session.key)
+        return clusters.clusters(corpus, k, p.seed, among)
 
     def reply(self, facts: Any) -> Result:
         return replies.clusters(facts)

@@ -44,7 +44,7 @@ class Map(Command[Any, CorpusMap]):
     def compute(self, ctx: Context, texts: list[str], p: Params) -> CorpusMap:
         corpus = _corpus(ctx, p.corpus)
         facts = maps.corpus_map(corpus, Method(p.method), p.color.strip() or "cluster", ctx.progress)
-        return dataclasses.replace(facts, map_id=ctx.maps.issue(ctx.session.page_key, corpus, facts))
+        return dataclasses.replace(facts, map_id=ctx.maps.issue(ctx.session.page_key, corpus, facts, ctx.session.key))
 
     def reply(self, facts: CorpusMap) -> Result:
         result = replies.corpus_map(facts)

@@ -39,6 +39,8 @@ from tools.core.text import code
 from tools.corpus.facts import CorpusInfo, CorpusList, ReadCorpus
 
 MANIFEST, ROWS, CHUNKS, VECTORS, NORMS = "manifest.json", "rows.parquet", "chunks", "vectors.npy", "norms.npy"
+#: Each conversation's lasso on the corpus, kept so that a reload or a restart finds it.
+SELECTIONS = "selections"
 #: Rows encoded (and persisted) together: small enough that a crash loses little, large enough for full batches.
 CHUNK_ROWS = 1024
 FORMAT_VERSION = 1
@@ -126,6 +128,23 @@ class Corpus:
 
     def texts(self) -> list[str]:
         return self.rows()["text"].tolist()
+
+    def keep_selection(self, owner: str, ids: np.ndarray) -> None:
+        """Keep ``owner``'s selection of rows on disk (an empty one forgets it): a reload or a restart finds it."""
+        path = self._selection_path(owner)
+        if len(ids):
+            path.parent.mkdir(exist_ok=True)
+            save_npy(path, np.asarray(ids, dtype=np.int64))
+        else:
+            path.unlink(missing_ok=True)
+
+    def kept_selection(self, owner: str) -> np.ndarray | None:
+        """The selection ``owner`` last kept on this corpus, or None."""
+        path = self._selection_path(owner)
+        return np.load(path, allow_pickle=False) if path.is_file() else None
+
+    def _selection_path(self, owner: str) -> Path:
+        return self.folder / SELECTIONS / f"{hashlib.sha256(owner.encode()).hexdigest()[:32]}.npy"
 
     def chunk_span(self, chunk: int) -> tuple[int, int]:
         """Rows [start, stop) of chunk ``chunk``."""
