@@ -1,7 +1,7 @@
 """Attention: what the heads look at.
 
 Lives here: ``attend`` (attention maps in three views, one head, one layer's heads,
-every layer x head), ``heads`` (the drawn heads quantised to one byte a weight, every
+every layer x head), ``grids`` (the drawn heads quantised to one byte a weight, every
 weight of a short text, blocks of a long one, for the page's raster maps), ``patterns``
 (each head's pattern scores, and attention weights as chart rows under the row limit),
 ``inputs`` (what the three commands share: checks, encoding with attentions, token labels),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from tools.attention import replies
 from tools.attention.facts import AttentionMaps, ChartData, View
-from tools.attention.heads import head_grid
+from tools.attention.grids import head_grid
 from tools.attention.inputs import (
     check_attention_layer,
     check_head,
