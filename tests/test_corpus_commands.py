@@ -82,6 +82,7 @@ def test_load_then_search_cluster_duplicates_outliers_and_rows_in_other_commands
     assert not missing.ok and "#999" in missing.error
 
 
+@pytest.mark.slow
 def test_a_new_process_finds_the_corpus_without_encoding_it_again(tmp_path):
     write_reviews(tmp_path / "reviews.csv", 60)
     env = {**os.environ, "ASSISTANT_CORPUS_DIR": str(tmp_path / "corpora"), "HF_HUB_OFFLINE": "1"}

@@ -14,8 +14,9 @@ from tools.core.errors import UserError
 from tools.corpus import encode as corpus_encode
 from tools.corpus import replies
 from tools.corpus.encode import ChunkEncoder, encode_corpus, load_corpus
+from tools.corpus.files import save_npy
 from tools.corpus.search import search
-from tools.corpus.store import CorpusStore, save_npy
+from tools.corpus.store import CorpusStore
 from tools.encoding.pooling import Pooling, sentence_vectors
 
 QUERIES = ["A man is playing a guitar.", "Stocks fell sharply on Monday."]

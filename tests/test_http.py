@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from gradio_client import Client
 
 from tests.conftest import ROOT
@@ -52,6 +53,7 @@ def test_command_line_json_prints_one_row_per_pooling():
     assert [row[0] for row in data["tables"][0]["rows"]] == ["cls", "mean", "max", "sbert"]
 
 
+@pytest.mark.slow
 def test_command_line_bad_input_exits_2_with_the_sentence():
     out = cli("run", "compare only one", "--json")
     assert out.returncode == 2
@@ -60,6 +62,7 @@ def test_command_line_bad_input_exits_2_with_the_sentence():
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_command_line_prints_readable_tables():
     out = cli("run", "tokenize Hello world")
     assert out.returncode == 0

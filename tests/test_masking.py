@@ -288,6 +288,7 @@ def _comparable(payload: dict) -> dict:
     return {k: v for k, v in payload.items() if k not in ("elapsed_ms", "interpreted_as", "suggestions")}
 
 
+@pytest.mark.slow
 def test_python_run_handler_and_command_line_agree(tiny_hub, model_root):
     text = "The [MASK] sat on the <mask> ."
     python = mask(tiny_hub.get("minilm"), [text], top=4, mlm_model="tiny-mlm", fallback="tiny-mlm",

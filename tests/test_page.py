@@ -136,6 +136,7 @@ def test_a_new_reply_lands_with_its_first_line_in_view(live_app, browser):
     page.close()
 
 
+@pytest.mark.slow
 def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
     """30 turns (`tokenize`, every fifth `attend`) with two reloads between them: the bytes each command sends do
     not grow, and every reply stays reachable (a reload brings the whole conversation back)."""

@@ -51,6 +51,7 @@ def _overlaps(boxes: list[list]) -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_wide_charts_fit_their_reply_and_map_labels_do_not_overlap(live_app, browser, hub, tmp_path):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})  # the gallery's width, narrower than the tests' 1400

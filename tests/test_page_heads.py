@@ -14,7 +14,7 @@ from assistant.render.raster import drawing_png, viridis_table
 from assistant.session import Session
 from assistant.sharing.export import html_page
 from tests.browsing import Watch, ask, chart_errors
-from tools.attention.heads import head_grid
+from tools.attention.grids import head_grid
 
 #: 32 tokens with [CLS] and [SEP].
 TEXT = ("The quick brown fox jumps over the lazy dog while the old cat sleeps quietly on a warm mat near the "

@@ -252,6 +252,7 @@ def test_uploads_over_the_size_limit_are_refused(hardened_app):
     assert big.status_code == 413
 
 
+@pytest.mark.slow
 def test_the_app_sets_analytics_off_by_default():
     code = ("import os; os.environ.pop('GRADIO_ANALYTICS_ENABLED', None); import assistant.app; "
             "from gradio import analytics; "

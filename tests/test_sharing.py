@@ -173,6 +173,7 @@ print(forward.forward_batch.__name__, spaces.calls)
 """
 
 
+@pytest.mark.slow
 def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_is_installed(tmp_path):
     from tools.encoding import forward as vectors
     from tools.models import gpu
@@ -226,6 +227,7 @@ def _space_venv(path, requirements):
     return python
 
 
+@pytest.mark.slow
 def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client(tmp_path):
     from gradio_client import Client
 
@@ -260,6 +262,7 @@ def test_space_bundle_is_assembled_and_its_app_answers_run_through_gradio_client
         server.stop()
 
 
+@pytest.mark.slow
 def test_share_without_network_says_so_and_mcp_serves_the_command_tools():
     port = free_port()
     server = Server([sys.executable, "-m", "assistant", "serve", "--port", str(port), "--share", "--mcp"], ROOT,

@@ -263,6 +263,7 @@ def test_json_gains_interpreted_as_and_suggestions(run):
     assert unclear["ok"] is False and unclear["interpreted_as"] is None and len(unclear["suggestions"]) >= 2
 
 
+@pytest.mark.slow
 def test_command_line_runs_a_question():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-m", "assistant", "run", "How similar are 'a' and 'b'?", "--json"],

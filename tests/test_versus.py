@@ -139,6 +139,7 @@ def test_bad_vs_is_one_sentence(run, line, words):
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_why_and_side_by_side_charts_draw_on_the_page(live_app, browser):
     """The page draws every chart of `why` (both methods) and of `--vs` replies, with no error."""
     from tests.browsing import Watch, ask, chart_errors

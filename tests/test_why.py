@@ -204,6 +204,7 @@ def test_json_face_carries_contributions_and_both_charts(run):
     assert all(c["vega_lite"]["$schema"].startswith("https://vega.github.io/schema/vega-lite/") for c in data["charts"])
 
 
+@pytest.mark.slow
 def test_the_command_line_gives_the_same_why_as_the_page(tiny_hub):
     """`python -m assistant run … --json` (also what HTTP and MCP return) carries the same attributions."""
     import os

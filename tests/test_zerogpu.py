@@ -204,6 +204,7 @@ def test_commands_answer_the_same_through_the_boundary(hub, monkeypatch, one_thr
     assert stand_in.crossings and max(c.argument_bytes for c in stand_in.crossings) < MAX_ARGUMENT_BYTES
 
 
+@pytest.mark.slow
 def test_bytes_per_call_for_compare_attend_and_benchmark(hub, monkeypatch, one_thread, capsys, stsb_dir):
     from assistant.session import Session
 

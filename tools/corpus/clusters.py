@@ -17,7 +17,8 @@ import numpy as np
 from tools.core import cancel
 from tools.core.errors import UserError
 from tools.corpus.facts import Clusters
-from tools.corpus.store import Corpus, atomic_write, save_npy
+from tools.corpus.files import atomic_write, save_npy
+from tools.corpus.store import Corpus
 
 #: The k tried by ``auto``.
 AUTO_K = range(2, 13)

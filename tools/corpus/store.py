@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,7 @@ from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.corpus.facts import CorpusInfo, CorpusList, ReadCorpus
+from tools.corpus.files import atomic_write, folder_bytes, save_npy
 
 MANIFEST, ROWS, CHUNKS, VECTORS, NORMS = "manifest.json", "rows.parquet", "chunks", "vectors.npy", "norms.npy"
 #: Each conversation's lasso on the corpus, kept so that a reload or a restart finds it.
@@ -46,32 +47,6 @@ CHUNK_ROWS = 1024
 FORMAT_VERSION = 1
 _NAME = re.compile(r"[^A-Za-z0-9._-]+")
 _LOCK = threading.RLock()  # manifest updates of one process; chunks come back from engines one at a time
-
-
-def atomic_write(path: Path, write: Callable[[Any], None], binary: bool = True) -> None:
-    """Write ``path`` through ``write(handle)`` to a temporary file beside it, then move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        handle: IO[Any]
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def save_npy(path: Path, array: np.ndarray) -> None:
-    """``array`` as a .npy file, atomically."""
-    atomic_write(path, lambda h: np.save(h, np.ascontiguousarray(array), allow_pickle=False))
-
-
-def folder_bytes(folder: Path) -> int:
-    """Bytes of every file under ``folder``."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
 @dataclass
