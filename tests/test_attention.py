@@ -295,6 +295,7 @@ def test_bad_input_gets_one_sentence_naming_the_valid_range(run, line, sentence)
     assert sentence in reply.error
 
 
+@pytest.mark.slow
 def test_a_text_longer_than_the_model_limit_is_truncated_with_a_warning(run, lm):
     long = "the cat sat on the mat " * 100  # 602 tokens
     for verb in ("attend", "selfattn", "syntax"):

@@ -59,6 +59,7 @@ def test_a_page_runs_one_command_at_a_time_and_says_so_when_asked_for_another(se
     page.close()
 
 
+@pytest.mark.slow
 def test_a_full_queue_answers_in_one_sentence_and_the_next_try_runs(serve, browser, tmp_path):
     name = _pairs_file(tmp_path, 10_000)
     _, url = serve(concurrency=1, queue_size=1, time_limit_s=4, data_dir=str(tmp_path))
@@ -84,6 +85,7 @@ def test_a_full_queue_answers_in_one_sentence_and_the_next_try_runs(serve, brows
         page.close()
 
 
+@pytest.mark.slow
 def test_a_line_typed_while_one_runs_stays_and_one_entered_while_the_page_opens_is_sent(serve, browser, tmp_path):
     name = _pairs_file(tmp_path, 10_000)
     _, url = serve(time_limit_s=4, concurrency=1, data_dir=str(tmp_path))

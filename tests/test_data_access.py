@@ -49,6 +49,7 @@ def folders(tmp_path) -> dict[str, Path]:
 
 # --- the command line: the user's own files ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_command_line_reads_a_file_relative_to_the_folder_it_runs_in(folders):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")}  # no data folder at all
     env.update(PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")

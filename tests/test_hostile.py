@@ -187,6 +187,7 @@ def model_box(page) -> str:
     return page.get_by_label("Model", exact=True).input_value()
 
 
+@pytest.mark.slow
 def test_two_visitors_at_once_see_only_their_own_conversation_downloads_and_model(browser, shared_app):
     url, recording = shared_app
     one, two = browser.browser.new_context(), browser.browser.new_context()

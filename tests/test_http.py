@@ -46,6 +46,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_command_line_json_prints_one_row_per_pooling():
     out = cli("run", f"compare {SURVEY} --pool all", "--json")
     assert out.returncode == 0, out.stderr

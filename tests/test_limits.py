@@ -177,6 +177,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
                           cwd=ROOT, env=full, timeout=300)
 
 
+@pytest.mark.slow
 def test_flags_override_the_environment():
     out = cli("run", "compare abcdefghij | b", "--max-chars", "5", "--json",
               env={"ASSISTANT_MAX_CHARS": "1000"})

@@ -155,6 +155,7 @@ def test_vocab_chart_stays_under_the_row_limit_and_says_it_sampled(lm, n):
     assert any("sample" in w for w in result.warnings)
 
 
+@pytest.mark.slow
 def test_vocab_30000_through_the_command_line_reports_progress(hub):
     from assistant.dispatch import execute
     from assistant.session import Session

@@ -121,6 +121,7 @@ def _wait(predicate, timeout: float = 20.0) -> bool:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_closing_the_page_frees_its_conversation(serve, browser):
     demo, url = serve(closed_grace_s=0.5)
     stays = browser.new_page()

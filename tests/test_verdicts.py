@@ -208,6 +208,7 @@ def test_a_5000_character_text_shows_shortened_in_its_table_cell_with_the_whole_
     assert cell.group(2).endswith("…") and text not in page.replace(cell.group(1), "")
 
 
+@pytest.mark.slow
 def test_first_int8_use_prints_no_quantiser_lines(lm, tmp_path, monkeypatch, caplog, capfd):
     import logging
     import tempfile
