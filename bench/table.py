@@ -61,6 +61,25 @@ def _throughput(r: dict) -> list[list[str]]:
                         f"**{peer['median_s'] / row['median_s']:.2f}x** (medians of {r['repeats']})"])
     out.append(["same vectors (sbert pooling)", f"largest difference {r['max_abs_diff_vs_peer']:.1e}", "",
                 "below 1e-5" if r["same_vectors_1e-5"] else "**over 1e-5**"])
+    return out + _best_backends(r, runs)
+
+
+def _best_backends(r: dict, runs: dict[str, dict]) -> list[list[str]]:
+    """Ours against sentence-transformers' fastest own backend of the same precision (onnx, its int8 export,
+    openvino), where the run had them."""
+    precision = r.get("peer_precision", {})
+    out = []
+    for ours, label, kinds in (("ours", "same, full precision against sentence-transformers' fastest fp32 "
+                                "backend (peer venv)", ("fp32",)),
+                               ("ours int8", "same, int8 fast path against its fastest int8 / bf16 backend "
+                                "(peer venv)", ("int8", "bf16"))):
+        peers = [runs[n] for n, p in precision.items() if p in kinds and "peer venv" in n and n in runs]
+        if ours not in runs or not peers:
+            continue
+        best = min(peers, key=lambda row: row["median_s"])
+        out.append([label, f"{runs[ours]['median_s']:.2f} s",
+                    f"`{best['run'].replace(' (peer venv)', '')}` ({precision[best['run']]}): {best['median_s']:.2f} s",
+                    f"**{best['median_s'] / runs[ours]['median_s']:.2f}x** (medians of {r['repeats']})"])
     return out
 
 
@@ -191,7 +210,8 @@ def _map_story(r: dict) -> list[list[str]]:
              "texts/s)", "", ""]]
 
 
-SOURCES = [("throughput", _throughput), ("throughput-amd-26-2", _throughput), ("latency", _latency),
+SOURCES = [("throughput", _throughput), ("throughput-amd-26-2", _throughput),
+           ("throughput-amd-25-17", _throughput), ("latency", _latency),
            ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
            ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak),

@@ -125,9 +125,9 @@ def load(folder: Path, wanted: list[str]) -> tuple[dict[str, object], dict[str, 
                     onnx_model = SentenceTransformer(str(folder), device="cpu", backend="onnx")
                 config = int8_config()
                 export_dynamic_quantized_onnx_model(onnx_model, config, str(folder))
-                files = sorted((folder / "onnx").glob(f"model_qint8_{config}*.onnx"))
+                files = sorted((folder / "onnx").glob(f"model_*int8_{config}.onnx"))  # qint8, or quint8 for avx2
                 if not files:
-                    raise FileNotFoundError(f"no onnx/model_qint8_{config}.onnx after the export")
+                    raise FileNotFoundError(f"no onnx/model_*int8_{config}.onnx after the export")
                 models[name] = SentenceTransformer(str(folder), device="cpu", backend="onnx",
                                                    model_kwargs={"file_name": f"onnx/{files[0].name}"})
                 notes[name] = f"export_dynamic_quantized_onnx_model(..., {config!r}) -> onnx/{files[0].name}"

@@ -12,7 +12,7 @@ import torch
 from tools.core.timing import answer
 from tools.inspection import replies
 from tools.inspection.facts import ModelFacts
-from tools.models.cpu import MEASURED, this_cpu
+from tools.models.cpu import measured_like, this_cpu
 from tools.models.hub import LoadedModel, as_model
 
 
@@ -82,7 +82,7 @@ def compute_paths(lm: LoadedModel) -> dict[str, Any]:
     paths = {"chat": backend.name if exported or not rows else fallback.name, "bulk": backend.name,
              "attention": fallback.name}
     cpu = this_cpu()
-    return {"paths": paths, "bulk_rows": rows, "cpu": cpu, "measured": MEASURED.get(cpu.kind),
+    return {"paths": paths, "bulk_rows": rows, "cpu": cpu, "measured": measured_like(cpu),
             "kernel": lm.state.kernel}
 
 

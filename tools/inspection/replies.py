@@ -144,7 +144,8 @@ def path_sentence(f: ModelFacts) -> str:
     if f.measured is None:
         where += "; no CPU of this kind has been measured against sentence-transformers yet."
     else:
-        where += f"; on a CPU of this kind ({f.measured.cpu}) {_fast_or_full(f)}."
+        which = "this CPU model" if f.measured.family_model == f.cpu.family_model else "a CPU of this kind"
+        where += f"; on {which} ({f.measured.cpu}) {_fast_or_full(f)}."
     if f.kernel is not None:
         runs_as = "int8" if f.kernel.kernel is FastKernel.INT8 else "full precision"
         where += f" The fast path runs {runs_as} on this CPU: {f.kernel.why}."

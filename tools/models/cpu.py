@@ -1,10 +1,11 @@
 """The CPU this process runs on, its kind, and what each compute path measured on CPUs of that kind.
 
 The kind comes from the CPU's flags (``/proc/cpuinfo``): AMX, AVX-512 with VNNI, AVX-512, AVX2, or none of
-those. :data:`MEASURED` holds what ``bench/throughput.py`` found on a CPU of each kind, naming that CPU; a
+those. :data:`MEASURED` holds what ``bench/throughput.py`` found on each CPU model measured, naming it; a
 kind with no row has not been measured, and ``model`` says so instead of guessing. The fast path's kernels
-follow from that row (:meth:`Measured.choice`); a kind with no row is timed once
-(``tools.models.kernels``).
+follow from the row of this very CPU model (:meth:`Measured.choice`): the flags alone do not decide it (on
+two AVX2 EPYCs int8 ran 1.04x and 1.66x full precision), so another model, of a measured kind or not, is
+timed once (``tools.models.kernels``).
 """
 
 from __future__ import annotations
@@ -68,9 +69,11 @@ def choice_from(full_x: float, int8_x: float, where: str) -> KernelChoice:
 
 @dataclass(frozen=True)
 class Measured:
-    """What the compute paths measured on one CPU of a kind (``bench/throughput.py``, STS-B test).
+    """What the compute paths measured on one CPU model (``bench/throughput.py``, STS-B test).
 
     Attributes:
+        kind: the CPU's kind.
+        family_model: its ``cpu family/model`` from ``/proc/cpuinfo`` (the row holds for that model only).
         cpu: the CPU it ran on, with its flags and the date.
         full: full precision, against sentence-transformers.
         fast: the int8 fast path, against sentence-transformers and our full precision.
@@ -78,6 +81,8 @@ class Measured:
         int8_x: ONNX Runtime int8's speed, in the same multiples.
     """
 
+    kind: CpuKind
+    family_model: str
     cpu: str
     full: str
     fast: str
@@ -85,29 +90,48 @@ class Measured:
     int8_x: float
 
     def choice(self) -> KernelChoice:
-        """The fast path's kernels on CPUs of this kind, from these measurements."""
-        return choice_from(self.full_x, self.int8_x, "on the measured CPU of this kind")
+        """The fast path's kernels on this CPU model, from these measurements."""
+        return choice_from(self.full_x, self.int8_x, f"when this CPU model ({self.family_model}) was measured")
 
 
-#: One row per kind measured so far; each names its CPU (a ratio holds only where it was measured).
-MEASURED: dict[CpuKind, Measured] = {
-    CpuKind.AVX2: Measured(
-        "AMD EPYC, family 23 model 49 (Zen 2: AVX2, no AVX-512, no VNNI), 2 cores",
+#: One row per CPU model measured so far; each names its CPU (a ratio holds only where it was measured).
+MEASURED: tuple[Measured, ...] = (
+    Measured(
+        CpuKind.AVX2, "23/49", "AMD EPYC, family 23 model 49 (Zen 2: AVX2, no AVX-512, no VNNI), 2 cores",
         "ONNX Runtime fp32 on bulk passes 1.67x sentence-transformers' default and 1.6x its ONNX backend",
         "ONNX Runtime int8 1.74x sentence-transformers' default: about full precision's speed, since without "
         "VNNI the int8 kernels gain little; its own int8 export was 1.05x", 1.67, 1.74),
-    CpuKind.AVX512_VNNI: Measured(
-        "AMD EPYC, family 26 model 2 (Zen 5: AVX-512, VNNI, BF16, no AMX), 2 cores, 2026-11-24",
+    Measured(
+        CpuKind.AVX2, "25/17", "AMD EPYC, family 25 model 17 (Zen 4 with only AVX2 exposed: no AVX-512, no "
+        "VNNI), 2 cores, 2026-11-25",
+        "ONNX Runtime fp32 on bulk passes 1.34x sentence-transformers' default, 1.25x its ONNX backend and 1.19x "
+        "its OpenVINO fp32 backend",
+        "ONNX Runtime int8 2.24x sentence-transformers' default, 1.72x its avx2 int8 export and 1.98x its "
+        "OpenVINO backend (fp32 here)", 1.34, 2.24),
+    Measured(
+        CpuKind.AVX512_VNNI, "26/2", "AMD EPYC, family 26 model 2 (Zen 5: AVX-512, VNNI, BF16, no AMX), 2 cores, "
+        "2026-11-24",
         "ONNX Runtime fp32 on bulk passes 2.52x sentence-transformers' default, 1.61x its ONNX backend and 1.25x "
         "its OpenVINO fp32 backend",
         "ONNX Runtime int8 5.10x sentence-transformers' default, 1.70x its avx512_vnni int8 export and 1.68x its "
         "OpenVINO backend (bf16)", 2.52, 5.10),
-    CpuKind.AMX: Measured(
-        "Intel Xeon, family 6 model 167 (AVX-512, VNNI, AMX), 2 cores, 2026-11-23",
+    Measured(
+        CpuKind.AMX, "6/167", "Intel Xeon, family 6 model 167 (AVX-512, VNNI, AMX), 2 cores, 2026-11-23",
         "1.30x sentence-transformers' default (PyTorch fp32 is about as fast as ONNX Runtime fp32 here); "
         "OpenVINO fp32 matched or beat it (0.79-1.27x ours, loaded runs)",
         "ONNX Runtime int8 2.18x sentence-transformers' default and 1.8-2.8x its ONNX int8 export", 1.30, 2.18),
-}
+)
+
+
+def measured_on(cpu: Cpu) -> Measured | None:
+    """The row of this very CPU model (same kind and family/model), which decides its fast path, or None."""
+    return next((m for m in MEASURED if m.kind is cpu.kind and m.family_model == cpu.family_model), None)
+
+
+def measured_like(cpu: Cpu) -> Measured | None:
+    """The row of this CPU model, else the first of its kind (what ``model`` shows beside its paths), or None."""
+    return measured_on(cpu) or next((m for m in MEASURED if m.kind is cpu.kind), None)
+
 
 #: The flags that decide the kind (and that benchmarks record).
 KERNEL_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",

@@ -1,7 +1,7 @@
 """Which kernels the fast path (a ``:int8`` model) runs on this CPU.
 
 In this order: the ``fast_kernel`` setting when it names one (``int8`` or ``fp32``); the committed
-measurement for CPUs of this kind (:data:`tools.models.cpu.MEASURED`); else this CPU is timed once, at the
+measurement of this CPU model (:data:`tools.models.cpu.MEASURED`); else this CPU is timed once, at the
 fast model's first load, on a fixed batch (full precision against int8, interleaved, after both exports
 exist), and the result is kept beside the exports, so every later load on this CPU makes the same choice
 without timing again. A chat's passes never time anything: the choice is made when the model loads.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.core.errors import UserError
-from tools.models.cpu import MEASURED, Cpu, FastKernel, KernelChoice, choice_from, this_cpu
+from tools.models.cpu import Cpu, FastKernel, KernelChoice, choice_from, measured_on, this_cpu
 
 #: ``fast_kernel``'s value that lets this module choose.
 AUTO = "auto"
@@ -52,7 +52,7 @@ def fast_kernel(lm: Any, setting: str = AUTO, cpu: Cpu | None = None) -> KernelC
         except ValueError:
             raise UserError(f"ASSISTANT_FAST_KERNEL is {setting!r}; use auto, int8 or fp32.") from None
     cpu = cpu or this_cpu()
-    measured = MEASURED.get(cpu.kind)
+    measured = measured_on(cpu)
     if measured is not None:
         return measured.choice()
     return timed(lm, cpu)
