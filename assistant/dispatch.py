@@ -56,6 +56,8 @@ class Reply:
     suggestions: tuple[str, ...] = ()
     #: Whether the line was read as a question in plain English.
     routed: bool = False
+    #: For a question: why it was read as ``interpreted_as`` (the nearest example question, the deciding words).
+    read_because: str = ""
 
     @property
     def ok(self) -> bool:
@@ -64,7 +66,8 @@ class Reply:
     def to_json(self) -> dict[str, Any]:
         """The JSON of DESIGN.md, for ``--json`` and the HTTP ``run`` endpoint."""
         body = self.result.to_json() if self.result is not None else error_json(self.error or "", self.command)
-        return {**body, "interpreted_as": self.interpreted_as or None, "suggestions": list(self.suggestions)}
+        return {**body, "interpreted_as": self.interpreted_as or None, "read_because": self.read_because or None,
+                "suggestions": list(self.suggestions)}
 
 
 def execute(
@@ -99,12 +102,13 @@ def execute(
     work = _private_copy(session)
     ran, routed = line.strip(), is_question(line, TABLE)
     offered: tuple[str, ...] = ()  # a close call's runner-up reading, offered beside the answer
+    because = ""
     try:
         if routed:  # a question in plain English: read it as the command line that answers it
             understood = understand(line, work, hub, TABLE, settings)
             if understood.line is None:
                 return Reply(line, error=understood.message, suggestions=understood.suggestions, routed=True)
-            ran, offered = understood.line, understood.suggestions
+            ran, offered, because = understood.line, understood.suggestions, understood.because
         try:
             inv = parse(ran, TABLE, settings)
         except UserError:
@@ -114,6 +118,7 @@ def execute(
             if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
                 return Reply(line, error=sentence.message, suggestions=sentence.suggestions, routed=True)
             ran, routed, inv = sentence.line, True, parse(sentence.line, TABLE, settings)
+            because = sentence.because
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
@@ -124,7 +129,7 @@ def execute(
     except UserError as exc:
         read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
         return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed,
-                     suggestions=corrected(ran, exc.fixes))
+                     suggestions=corrected(ran, exc.fixes), read_because=because if read_as else "")
     except Exception:
         ref = uuid.uuid4().hex[:8]
         log.exception("command failed [ref %s]: %r", ref, line[:500])
@@ -138,7 +143,8 @@ def execute(
         if f.init:
             setattr(session, f.name, getattr(work, f.name))
     session.remember(ctx.ran or ran, result)  # the turn for history, again and export (a question: its command)
-    return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed, suggestions=offered)
+    return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed, suggestions=offered,
+                 read_because=because if routed else "")
 
 
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:

@@ -87,6 +87,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                      "kind and meta, their PNG images after the charts' ones", "items": {"type": "object"}},
         "error": {**_NULLABLE, "description": "one sentence: what was wrong and what to do"},
         "interpreted_as": {**_NULLABLE, "description": "the command line that ran"},
+        "read_because": {**_NULLABLE, "description": "for a question: why it was read as interpreted_as"},
         "suggestions": {**_STRINGS, "description": "command lines offered when a question was unclear"},
     },
     "required": ["ok", "error"],

@@ -30,6 +30,9 @@ def test_a_question_is_read_as_a_command_shown_and_one_click_from_the_box(live_a
     assert read_as.inner_text().startswith("Read as:") and LINE in read_as.inner_text()
     assert reply.charts() == (1, 1)  # the similarity heatmap is drawn
     assert "Similarity matrix of 3 texts" in reply.inner_text()
+    why = read_as.locator("details.read-why")  # why it was read so, one click away
+    why.locator("summary").click()
+    assert "nearest example question" in why.inner_text() and "cosine" in why.inner_text()
     read_as.locator("button.line").click()
     assert box.input_value() == LINE  # in the box, to edit and run
 

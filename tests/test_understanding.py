@@ -27,18 +27,19 @@ def test_every_routable_row_has_at_least_five_phrasings():
 
 
 def test_the_question_sets_are_big_enough_and_valid():
-    main, held, fresh = (questions(SETS[k]) for k in ("tuning", "held-out", "fresh"))
-    assert len(main) >= 150 and len(held) >= 50 and len(fresh) >= 100
-    assert sum(1 for r in fresh if r.get("before")) >= 25  # multi-turn conversations
-    for row in main + held + fresh:
+    main, held, fresh, fresh2 = (questions(SETS[k]) for k in ("tuning", "held-out", "fresh", "fresh2"))
+    assert len(main) >= 150 and len(held) >= 50 and len(fresh) >= 100 and len(fresh2) >= 100
+    assert all(sum(1 for r in rows if r.get("before")) >= 25 for rows in (fresh, fresh2))  # multi-turn conversations
+    for row in main + held + fresh + fresh2:
         parse(row["line"], TABLE)  # every expected line is a real command line
     phrasings = {p.lower() for spec in COMMANDS for p in spec.phrasings}
-    assert not phrasings & {r["q"].lower() for r in main + held + fresh}
+    assert not phrasings & {r["q"].lower() for r in main + held + fresh + fresh2}
 
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
-#: minilm: (command, command+texts+options). The held-out and fresh sets were never tuned on.
-FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.80, 0.78), "fresh": (0.83, 0.68)}
+#: minilm: (command, command+texts+options). The classifier's weight was chosen on the tuning, held-out and
+#: fresh sets; fresh2 was written before it and measured once after.
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.92), "fresh": (0.85, 0.71), "fresh2": (0.81, 0.63)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -48,6 +49,18 @@ def test_questions_are_routed_to_the_right_command(hub, name):
     print("\n".join(got.misses))
     verb, full = FLOORS[name]
     assert got.verb_rate >= verb and got.full_rate >= full, got.misses
+
+
+def test_a_question_says_why_it_was_read_so_and_a_typed_command_does_not(hub):
+    from assistant.dispatch import execute
+
+    asked = execute("what would GloVe say about 'bank' in 'the river bank' and 'the bank loan'?", Session(), hub,
+                    hub.settings).to_json()
+    assert asked["interpreted_as"].startswith("static bank | ")
+    assert "nearest example question" in asked["read_because"] and "cosine" in asked["read_because"]
+    assert "glove" in asked["read_because"].split("spoke most for `static`:")[1].lower()  # the deciding word
+    typed = execute("compare A cat. | A kitten.", Session(), hub, hub.settings).to_json()
+    assert typed["read_because"] is None
 
 
 # --- texts and options read from words (no model) ----------------------------------------
@@ -296,11 +309,18 @@ def test_a_conversation_is_context_they_and_the_first_one_are_the_previous_texts
 def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     from assistant.dispatch import execute
     from assistant.session import Session
+    from assistant.understanding import router
 
-    reply = execute("match 'A man is playing a guitar.' against 'A woman is slicing an onion.'", Session(), hub)
-    assert reply.ok and reply.routed and reply.command in ("compare", "why")
-    assert len(reply.suggestions) == 1 and not reply.suggestions[0].startswith(reply.command)
-    assert "A woman is slicing an onion." in reply.suggestions[0]  # the other reading, with the same texts
+    rows = [s for s in dict.fromkeys(TABLE.values()) if s.phrasings and s.name != "again"]
+    lm = router.routing_model(hub, "minilm")
+    close = "check 'A man is playing a guitar.' with 'A woman is slicing an onion.'"
+    routing = router.route(lm, close, rows)
+    assert not routing.clear, [(r.spec.name, r.score) for r in routing.ranked[:3]]  # still a close call
+    reply = execute(close, Session(), hub)
+    assert reply.ok and reply.routed and reply.command == routing.best.spec.name
+    assert len(reply.suggestions) == 1 and reply.suggestions[0].split()[0] == routing.ranked[1].spec.name
+    plain = "weigh 'A man is playing a guitar.' and 'A woman is slicing an onion.'"
+    assert router.route(lm, plain, rows).clear and execute(plain, Session(), hub).suggestions == ()
 
 
 @pytest.mark.parametrize("question, line", [

@@ -153,7 +153,10 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
     parts: list[str] = []
     interpreted = getattr(reply, "interpreted_as", "") or ""
     if getattr(reply, "routed", False) and interpreted:
-        parts.append(f"<div class='read-as'>Read as: {line_button(interpreted)}</div>")
+        because = getattr(reply, "read_because", "") or ""
+        why = (f" <details class='read-why'><summary>why</summary>{html.escape(because)}</details>"
+               if because else "")
+        parts.append(f"<div class='read-as'>Read as: {line_button(interpreted)}{why}</div>")
     charts: list[dict[str, Any]] = []
     drawings: list[dict[str, Any]] = []
     r = reply.result

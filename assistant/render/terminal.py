@@ -13,7 +13,8 @@ from tools.core.results import Result, csv_text
 
 def terminal_text(reply: Reply, max_rows: int = 40) -> str:
     """Readable text for a terminal: summary, warnings, tables."""
-    read_as = [f"read as: {reply.interpreted_as}"] if reply.routed and reply.interpreted_as else []
+    because = f" ({reply.read_because})" if reply.read_because else ""
+    read_as = [f"read as: {reply.interpreted_as}{because}"] if reply.routed and reply.interpreted_as else []
     offered = [f"  try: {line}" for line in reply.suggestions]
     if reply.result is None:
         return "\n".join([*read_as, f"error: {reply.error}", *offered])

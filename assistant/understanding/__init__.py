@@ -59,6 +59,8 @@ class Understanding:
     message: str = ""
     suggestions: tuple[str, ...] = ()
     follow_up: bool = False
+    #: Why the question was read as ``line`` (the nearest example question and the words that decided).
+    because: str = ""
 
 
 def is_question(line: str, table: Mapping[str, Command]) -> bool:
@@ -104,7 +106,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
-    return Understanding(line=line, suggestions=other)
+    return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
@@ -157,7 +159,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     except UserError as exc:
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
-    return Understanding(line=line, follow_up=True)
+    return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
 
 
 def another_model(question: str, session: Session, table: Mapping[str, Command],
@@ -189,7 +191,8 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     except UserError as exc:
         return Understanding(message=f"I read this as {code(previous, 80)} on {code(other, 40)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
-    return Understanding(line=line, follow_up=True)
+    return Understanding(line=line, follow_up=True,
+                         because=f"it asks for the previous command, {code(previous, 80)}, on {code(other, 40)}")
 
 
 def _new_texts(spec: Command, previous: str, read: slots.Slots, table: Mapping[str, Command],
