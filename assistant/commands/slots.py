@@ -27,9 +27,11 @@ MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m).replace("\\-"
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
-_SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
+_SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
+#: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
+_TRAILING_ASKED = re.compile(r"[\s?,:;]+$")
 _TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?([A-Za-z][\w'-]*)", re.I)
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -143,19 +145,20 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
     if "|" in part:
         head, _, tail = part.partition("|")
         return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()
-    payload = part.split(":", 1)[1] if ":" in part else strip_asking(part, asking)
-    return blanks_to_mask(_TRAILING.sub("", payload.strip()))
+    if ":" in part:  # "tokens of: The fox ran." - the text after the colon, as typed
+        return blanks_to_mask(_TRAILING_ASKED.sub("", part.split(":", 1)[1].strip()))
+    return blanks_to_mask(_TRAILING.sub("", strip_asking(part, asking).strip()))
 
 
 def split_payload(payload: str) -> list[str]:
-    """The payload's texts: split at ``|``, ";", "vs" / "versus"; else at commas and "and"."""
+    """The payload's texts: split at ``|``, ";", " / ", "vs" / "versus"; else at commas and "and"."""
     if not payload:
         return []
     if "[MASK]" in payload and "|" not in payload:
         return [payload]
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(payload) if p.strip()]
-    return [_TRAILING.sub("", p.strip()) for p in pieces if _TRAILING.sub("", p.strip())]
+    return [_TRAILING_ASKED.sub("", p.strip()) for p in pieces if _TRAILING_ASKED.sub("", p.strip())]
 
 
 def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:

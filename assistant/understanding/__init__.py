@@ -32,8 +32,9 @@ from tools.models.hub import ModelHub
 from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
-_FOLLOW_UP = re.compile(r"^\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|but|with|at|in|using|only)\b", re.I)
+_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
+                        r"redo|rerun|re-run|but|with|at|in|using|use|only|make it|show it|colou?r (?:it|them))\b"
+                        r"|.*\b(?:instead|this time|rather)\b)", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
