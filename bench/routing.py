@@ -14,7 +14,8 @@ the medians, the ratio question/command and the load average; writes bench/resul
 With ``--rates`` it times nothing and prints instead how many questions of each committed set are read
 as the right command, and with the right texts and options too (the tests' ``question_sets.score``, in a
 conversation whose data folders hold STS-B and a ``reviews`` corpus, as the tests' hub); ``--misses``
-also prints the tuning set's misses (never the held-out or fresh sets': nothing is tuned on those).
+also prints every set's misses as Markdown (``docs/routing-misses.md`` is that output). Reading a set's misses
+makes it a set that changes were chosen on: the README says which sets were read before which change.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     parser.add_argument("--rates", action="store_true", help="the question sets' routing rates instead of times")
-    parser.add_argument("--misses", action="store_true", help="with --rates: the tuning set's misses too")
+    parser.add_argument("--misses", action="store_true", help="with --rates: every set's misses too (Markdown)")
     args = parser.parse_args(argv)
     quiet_libraries()
     if args.rates:
@@ -98,10 +99,10 @@ def rates(model: str, misses: bool) -> int:
         execute("corpus load reviews.csv --name reviews", Session(), hub, settings)
         for name, file in SETS.items():
             got = score(hub, model, questions(file))
-            print(f"{name}: {got.rows} questions, {got.verb_rate:.1%} command, "
-                  f"{got.full_rate:.1%} command+texts+options")
-            if misses and name == "tuning":
-                print("\n".join(got.misses))
+            print(f"{'## ' if misses else ''}{name}: {got.rows} questions, {got.verb_rate:.1%} command, "
+                  f"{got.full_rate:.1%} command+texts+options\n")
+            if misses:
+                print("\n".join(f"- {m}" for m in got.misses) + "\n")
     return 0
 
 

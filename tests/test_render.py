@@ -68,7 +68,7 @@ def test_error_reply_escapes_prose_but_keeps_code_spans():
 def test_json_shape_is_stable():
     data = Reply("x", result=sample_result()).to_json()
     assert set(data) == {"ok", "command", "model", "elapsed_ms", "text", "warnings", "settings",
-                         "tables", "charts", "drawings", "error", "interpreted_as", "suggestions"}
+                         "tables", "charts", "drawings", "error", "interpreted_as", "read_because", "suggestions"}
     assert data["tables"][0]["columns"] == ["text", "value"]
     assert isinstance(data["tables"][0]["rows"][1][1], float)
     assert data["charts"][0]["vega_lite"]["mark"]["type"] == "bar"
