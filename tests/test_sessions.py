@@ -147,6 +147,7 @@ def test_closing_the_page_frees_its_conversation(serve, browser):
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_idle_conversations_expire_and_the_oldest_go_past_the_cap(serve, browser):
     demo, url = serve(session_idle_s=3, max_sessions=2)
     pages = []

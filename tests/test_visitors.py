@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 LINES = ("compare A cat sat on the mat. | A kitten sat on the rug.",
          "attend The cat sat on the mat because it was tired.")
-LEGS, VISITORS = 2, 3
+LEGS, VISITORS = 2, 2
 
 
 def _freed(demo, deadline_s: float = 120.0) -> bool:
