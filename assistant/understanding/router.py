@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.options import Option
-from assistant.commands.slots import MODEL, PLACEHOLDER, Slots, quoted_spans, read
+from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
@@ -127,13 +127,17 @@ class _Index:
         weights = self.words.transform([framed]).toarray()[0]
         said = weights * self.classifier.coef_[row, -len(weights):]
         names = self.words.get_feature_names_out()
-        order = [i for i in np.argsort(-said) if said[i] > 0 and names[i] not in ("x", "model")][:most]
-        return tuple(str(names[i]) for i in order)
+        telling = [i for i in np.argsort(-said) if said[i] > 0 and not set(names[i].split()) <= _UNTELLING]
+        return tuple(str(names[i]) for i in telling[:most])
 
     def probabilities(self, vector: torch.Tensor, framed: str) -> np.ndarray:
         """The classifier's probability of each row (in ``specs`` order) for one framed question."""
         with threads_for(0):
             return self.classifier.predict_proba(_features(vector.numpy()[None], self.words.transform([framed])))[0]
+
+
+#: Words that say nothing about a command on their own ("are", "and", the placeholders): never named as deciding.
+_UNTELLING = frozenset(ASKING | {"x", "model", "a", "an", "me", "my", "with", "to", "from", "by", "as", "at"})
 
 
 def _features(vectors: np.ndarray, words: csr_matrix) -> csr_matrix:
