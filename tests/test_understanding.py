@@ -59,7 +59,7 @@ def test_a_question_says_why_it_was_read_so_and_a_typed_command_does_not(hub):
                     hub.settings).to_json()
     assert asked["interpreted_as"].startswith("static bank | ")
     assert "nearest example question" in asked["read_because"] and "cosine" in asked["read_because"]
-    assert "glove" in asked["read_because"].split("spoke most for `static`:")[1].lower()  # the deciding word
+    assert "glove" in asked["read_because"].split("spoke most for static:")[1].lower()  # the deciding word
     typed = execute("compare A cat. | A kitten.", Session(), hub, hub.settings).to_json()
     assert typed["read_because"] is None
 

@@ -219,7 +219,7 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
 def because(routing: Routing) -> str:
     """Why a question was read as its best row: the nearest phrasing and the words that spoke for the row."""
     best = routing.best
-    words = f"; the words that spoke most for `{best.spec.name}`: {', '.join(routing.words)}" if routing.words else ""
+    words = f"; the words that spoke most for {best.spec.name}: {', '.join(routing.words)}" if routing.words else ""
     return f"its nearest example question is \u201c{best.phrasing}\u201d (cosine {best.similarity:.2f}){words}"
 
 
