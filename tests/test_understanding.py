@@ -327,6 +327,7 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
 @pytest.mark.parametrize("question, line", [
     ("switch to bert base", "model bert-base"),  # a model's name, said with a space for its hyphen
     ("change the model to minilm int8", "model minilm:int8"),
+    ("use the int8 version of minilm", "model minilm:int8"),  # int8 said before the name
     ("load reviews.csv as a corpus", "corpus load reviews.csv"),  # a file the question names
     ("fill in 'The [MASK] sat on the mat.' with bert-base", "mask The [MASK] sat on the mat. --model bert-base"),
     ("compare the layers of minilm with bert-small", "cka --with bert-small"),

@@ -19,7 +19,6 @@ from tools.core.results import Result, Table
 from tools.core.text import code
 from tools.inspection import info, replies, tokens
 from tools.inspection.facts import Padding, Tokens
-from tools.models.names import FAST_SUFFIX
 
 ORDER = 10
 
@@ -104,11 +103,7 @@ class Model(Command[Any, Result]):
         if slots.quoted:
             return slots.texts[:1]
         named = MODEL.search(slots.rest)
-        if named is None:
-            return []
-        name = model_name(named)  # "the int8 version of minilm": the int8 word may come before the name
-        int8_first = re.search(r"\bint8\b", slots.rest[:named.start()], re.I) and not name.endswith(FAST_SUFFIX)
-        return [name + FAST_SUFFIX if int8_first else name]
+        return [model_name(named)] if named else []
 
 
 @register

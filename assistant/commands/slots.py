@@ -19,10 +19,11 @@ _QUOTED = re.compile(
     r"(?<!\w)(?:\"(?P<d>[^\"]+?)\"|“(?P<c>[^”]+?)”|«(?P<g>[^»]+?)»|`(?P<b>[^`]+?)`"
     r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w))"
 )
-#: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one), or a hub id
-#: ``org/name``.
+#: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one, or "the int8
+#: version of" before one), or a hub id ``org/name``.
 _KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
-MODEL = re.compile(r"(?<![\w/-])(?P<name>" + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
+MODEL = re.compile(r"(?<![\w/-])(?P<before>int8\s+(?:version|copy|model)\s+of\s+(?:the\s+)?)?(?P<name>"
+                   + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
@@ -84,11 +85,12 @@ class Slots:
 
 
 def model_name(m: re.Match[str]) -> str:
-    """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` -> ``minilm:int8``)."""
+    """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` and ``int8 version of
+    minilm`` -> ``minilm:int8``)."""
     said = m.group("name")
     known = {re.sub(r"[- ]", "", k): k for k in _KNOWN_MODELS}
     name = said if "/" in said else known.get(re.sub(r"[- ]", "", said.lower()), said.lower())
-    return name + (FAST_SUFFIX if m.group("fast") else "")
+    return name + (FAST_SUFFIX if m.group("fast") or m.group("before") else "")
 
 
 def blanks_to_mask(text: str) -> str:

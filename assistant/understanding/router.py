@@ -109,6 +109,7 @@ class _Index:
     phrasings: tuple[str, ...]
     vectors: torch.Tensor
     words: TfidfVectorizer
+    terms: tuple[str, ...]  # the words' feature names, in column order
     classifier: LogisticRegression
 
     @staticmethod
@@ -120,20 +121,22 @@ class _Index:
         classifier = LogisticRegression(C=CLASSIFIER_C, max_iter=3000)
         with threads_for(0):
             classifier.fit(_features(vectors.numpy(), words.transform(phrasings)), owner)
-        return _Index(specs, owner, phrasings, vectors, words, classifier)
+        terms = tuple(str(t) for t in words.get_feature_names_out())
+        return _Index(specs, owner, phrasings, vectors, words, terms, classifier)
 
-    def deciding_words(self, row: int, framed: str, most: int = 3) -> tuple[str, ...]:
-        """The question's words (or word pairs) that raised ``row``'s probability most, strongest first."""
-        weights = self.words.transform([framed]).toarray()[0]
-        said = weights * self.classifier.coef_[row, -len(weights):]
-        names = self.words.get_feature_names_out()
-        telling = [i for i in np.argsort(-said) if said[i] > 0 and not set(names[i].split()) <= _UNTELLING]
-        return tuple(str(names[i]) for i in telling[:most])
+    def deciding_words(self, row: int, said: csr_matrix, most: int = 3) -> tuple[str, ...]:
+        """The words (or word pairs) of a question's TF-IDF row ``said`` that raised ``row``'s probability most,
+        strongest first."""
+        weights = said.toarray()[0]
+        pull = weights * self.classifier.coef_[row, -len(weights):]
+        telling = [i for i in np.argsort(-pull) if pull[i] > 0 and not set(self.terms[i].split()) <= _UNTELLING]
+        return tuple(self.terms[i] for i in telling[:most])
 
-    def probabilities(self, vector: torch.Tensor, framed: str) -> np.ndarray:
-        """The classifier's probability of each row (in ``specs`` order) for one framed question."""
+    def probabilities(self, vector: torch.Tensor, said: csr_matrix) -> np.ndarray:
+        """The classifier's probability of each row (in ``specs`` order) for one question: its vector and its
+        TF-IDF row ``said``."""
         with threads_for(0):
-            return self.classifier.predict_proba(_features(vector.numpy()[None], self.words.transform([framed])))[0]
+            return self.classifier.predict_proba(_features(vector.numpy()[None], said))[0]
 
 
 #: Words that say nothing about a command on their own ("are", "and", the placeholders): never named as deciding.
@@ -207,13 +210,14 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
         if row not in best or score > best[row].score:
             best[row] = Ranked(index.specs[row], score, index.phrasings[i], score)
     slots = read(question)
-    likely = index.probabilities(queries_vectors[0], framed)
+    said_words = index.words.transform([framed])
+    likely = index.probabilities(queries_vectors[0], said_words)
     ranked = sorted((replace(r, score=r.score + fit(r.spec, slots) + CLASSIFIER_WEIGHT * float(likely[row]))
                      for row, r in best.items()), key=lambda r: -r.score)
     said = [replace(r, score=r.score + OPTION_FIT * len(spoken.read(slots.rest, r.spec).options))
             for r in ranked[:OPTION_ROWS]]
     order = sorted(said, key=lambda r: -r.score) + ranked[OPTION_ROWS:]
-    return Routing(order, lm.name, index.deciding_words(index.specs.index(order[0].spec), framed))
+    return Routing(order, lm.name, index.deciding_words(index.specs.index(order[0].spec), said_words))
 
 
 def because(routing: Routing) -> str:
