@@ -314,12 +314,15 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
 
     rows = [s for s in dict.fromkeys(TABLE.values()) if s.phrasings and s.name != "again"]
     lm = router.routing_model(hub, "minilm")
-    close = "check 'A man is playing a guitar.' with 'A woman is slicing an onion.'"
+    close = "what links 'A man is playing a guitar.' and 'A woman is slicing an onion.'"
     routing = router.route(lm, close, rows)
     assert not routing.clear, [(r.spec.name, r.score) for r in routing.ranked[:3]]  # still a close call
     reply = execute(close, Session(), hub)
     assert reply.ok and reply.routed and reply.command == routing.best.spec.name
+    assert reply.command in ("compare", "why")
     assert len(reply.suggestions) == 1 and reply.suggestions[0].split()[0] == routing.ranked[1].spec.name
+    assert not reply.suggestions[0].startswith(reply.command)
+    assert "A woman is slicing an onion." in reply.suggestions[0]  # the other reading, with the same texts
     plain = "weigh 'A man is playing a guitar.' and 'A woman is slicing an onion.'"
     assert router.route(lm, plain, rows).clear and execute(plain, Session(), hub).suggestions == ()
 
