@@ -42,8 +42,9 @@ def side_by_side(command: Command, ctx: Context, texts: list[str], params: Any, 
     first = ctx.model()
     second = _load(ctx, other)
     if second is first:
+        others = [m for m in ("minilm", "minilm:int8", "bert-small") if m != first.name][:2]
         raise UserError(f"--vs {code(other, 40)} is the model this conversation already uses ({first.name}); "
-                        "name another one, like `minilm:int8` or `bert-small`.")
+                        f"name another one, like `{others[0]}` or `{others[1]}`.")
     facts = command.compute(ctx, texts, params), command.compute(ctx.on(other), texts, params)
     a, b = command.reply(facts[0]), command.reply(facts[1])
     names = (a.model or "model 1", b.model or "model 2")

@@ -154,7 +154,7 @@ def reply_payload(reply: Reply, link: str = "", open_rows: int = OPEN_ROWS) -> d
     interpreted = getattr(reply, "interpreted_as", "") or ""
     if getattr(reply, "routed", False) and interpreted:
         because = getattr(reply, "read_because", "") or ""
-        why = (f" <details class='read-why'><summary>why</summary>{html.escape(because)}</details>"
+        why = (f" <details class='read-why'><summary>why</summary>{markdown_html(because)}</details>"
                if because else "")
         parts.append(f"<div class='read-as'>Read as: {line_button(interpreted)}{why}</div>")
     charts: list[dict[str, Any]] = []
