@@ -44,6 +44,7 @@ def _timed(run) -> float:
     return time.perf_counter() - start
 
 
+@pytest.mark.slow
 def test_a_runaway_gives_up_stops_and_leaves_the_model_to_others(hub, tmp_path):
     settings = Settings(data_dir=str(tmp_path), time_limit_s=2.0)
     name = _pairs_file(tmp_path, 10_000)

@@ -92,6 +92,7 @@ def test_hostile_texts_words_and_names_show_literally_and_run_nothing(live_app, 
     page.close()
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_shows_literally(live_app, browser, tmp_path):
     name = "<img src=x onerror=window.__pwned=6>[a](javascript:alert(1)).csv"
     data = tmp_path / name

@@ -119,6 +119,7 @@ def test_a_reply_reads_top_down_answer_chart_then_a_short_table(live_app, browse
     page.close()
 
 
+@pytest.mark.slow
 def test_a_new_reply_lands_with_its_first_line_in_view(live_app, browser):
     page, _ = _page(browser, live_app)
     for line in ("attend The cat sat on the mat", "word bank | We sat on the river bank. | I went to the bank.",
@@ -165,6 +166,7 @@ def test_a_long_conversation_costs_what_a_short_one_does(live_app, browser):
     page.close()
 
 
+@pytest.mark.slow
 def test_the_project_brush_lists_the_tokens_inside_the_box_and_points_have_tooltips(live_app, browser):
     page, watch = _page(browser, live_app)
     reply = ask(page, "project The bank of the river. | The bank raised its rates.")
