@@ -21,6 +21,11 @@ from tools.inspection import info, replies, tokens
 from tools.inspection.facts import Padding, Tokens
 
 ORDER = 10
+#: Words that ask how a command is typed ("what options does project take?", "the usage of selfattn").
+ABOUT_TYPING = re.compile(r"\b(?:options?|flags?|usage|syntax|arguments?|parameters?|help|hepl|manual|explain)\b",
+                          re.I)
+#: What a question that names a command and asks how it is typed adds to ``help``'s score.
+NAMED_BONUS = 0.3
 
 
 @register
@@ -62,6 +67,13 @@ class Help(Command[Any, Result]):
                 "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
                 "`help <command>` shows one command's options and examples.")
         return Result("help", text, [Table("commands", frame)])
+
+    def fit(self, slots: Slots) -> float:
+        """A question without quoted texts that names a command and asks how it is typed."""
+        if slots.quoted or not ABOUT_TYPING.search(slots.rest):
+            return 0.0
+        names = {n for c in commands() if c.name != "help" for n in (c.name, *c.aliases)}
+        return NAMED_BONUS if any(w in names for w in re.findall(r"[\w-]+", slots.rest.lower())) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and table[w].name != "help"]

@@ -47,6 +47,29 @@ class Action(str, Enum):
     STOP = "stop"
 
 
+#: The words that ask ``corpus`` for an action other than the list, the first that matches wins.
+ACTION_WORDS = {
+    Action.DROP: re.compile(r"\b(?:delete|drop|remove|forget|discard|erase|get rid of)\b", re.I),
+    Action.STOP: re.compile(r"\b(?:stop|cancel|abort|halt|pause)\b", re.I),
+    Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to)\b", re.I),
+    Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many rows|columns?|"
+                            r"describe|size|encoded yet|done yet|finished)\b", re.I),
+}
+
+
+#: Words that ask to load a file, and what such a question with a file name adds to ``corpus``'s score.
+LOADING = re.compile(r"\b(?:load|import|upload|open|read|ingest|encode|index)\b", re.I)
+LOAD_BONUS = 0.3
+
+
+def _file_named(slots: Slots) -> str | None:
+    """The file of a corpus format a question names (quoted or not), if any."""
+    suffixes = "|".join(re.escape(s) for s in FORMATS)
+    named = re.search(rf"[\w./~-]+(?:{suffixes})\b", " ".join([*slots.texts, slots.rest]) if slots.quoted
+                      else slots.rest, re.I)
+    return named.group(0) if named else None
+
+
 def _corpus(ctx: Context, named: str | None) -> Corpus:
     """The corpus a command works on; it becomes the one in use, so `#12` in the next line is a row of the table
     this command shows."""
@@ -95,12 +118,29 @@ class CorpusCommand(Command[Any, Result]):
         address: str | None = param("the running Ray cluster `--engine ray` uses: ray://HOST:10001 or auto "
                                     "(command line only)", metavar="ADDR")
 
+    def fit(self, slots: Slots) -> float:
+        """A question that asks to load a file of a corpus format ("import tickets.jsonl and call it tickets")."""
+        return LOAD_BONUS if LOADING.search(slots.rest) and _file_named(slots) else 0.0
+
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        """A file the question names is loaded ("load reviews.csv as a corpus"); else the corpus is listed."""
-        suffixes = "|".join(re.escape(s) for s in FORMATS)
-        named = re.search(rf"[\w./~-]+(?:{suffixes})\b", " ".join([*slots.texts, slots.rest]) if slots.quoted
-                          else slots.rest, re.I)
-        return [f"load {named.group(0)}"] if named else []
+        """A file the question names is loaded ("load reviews.csv as a corpus"); else the action its words ask
+        for (``drop``, ``stop``, ``use``, ``info``; the name comes with the options), or the list."""
+        named = _file_named(slots)
+        if named:
+            return [f"load {named}"]
+        return [next((action.value for action, words in ACTION_WORDS.items() if words.search(slots.rest)), "list")]
+
+    def question_options(self, texts: list[str], options: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The corpus a question names goes with the action that takes it ("delete the reviews corpus": ``corpus
+        drop reviews``); a name alone asks about that corpus."""
+        action = texts[0] if texts else Action.LIST.value
+        if action == Action.LOAD.value or action.startswith(f"{Action.LOAD.value} "):
+            return texts, options
+        rest = dict(options)
+        name = rest.pop("corpus", None) or rest.pop("name", None)
+        if name is None:  # "use" without a name: the list to choose from
+            return ([Action.LIST.value] if action == Action.USE.value else texts), options
+        return [f"{Action.INFO.value if action == Action.LIST.value else action} {name}"], rest
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Result:
         word, _, rest = (texts[0].strip() if texts else "list").partition(" ")

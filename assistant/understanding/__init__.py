@@ -34,7 +34,7 @@ from tools.models.names import FAST_SUFFIX, split_fast
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|use|only|make it|show it|colou?r (?:it|them))\b"
-                        r"|.*\b(?:instead|this time|rather)\b)", re.I)
+                        r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
@@ -102,7 +102,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     last = _previous(session, table)
     previous = parse(last[0], table, settings).texts if last is not None else []
     try:
-        line = fill.line_for(routing.best.spec, question, table, previous)
+        line = fill.line_for(routing.best.spec, question, table, previous,
+                             follows=_FOLLOW_UP.match(question) is not None)
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away

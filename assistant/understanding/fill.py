@@ -14,14 +14,20 @@ from tools.core.text import code
 
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
 REFERS_BACK = re.compile(r"\b(?:they|them|those|these|both|it|that|the\s+(?:two\s+)?(?:sentences|texts)|"
-                         r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text))\b", re.I)
+                         r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
+                         r"there(?=\W*$))\b", re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}
+_HOW_MANY = {"two": 2, "three": 3}
 
 
 def referred_texts(question: str, previous: list[str]) -> list[str]:
     """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
     if not previous or REFERS_BACK.search(question) is None:
         return []
+    some = re.search(r"\bthe\s+(first|last)\s+(two|three)\b", question, re.I)
+    if some is not None:  # "the first two"
+        many = _HOW_MANY[some.group(2).lower()]
+        return previous[:many] if some.group(1).lower() == "first" else previous[-many:]
     one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text)\b", question, re.I)
     if one is not None:
         index = _WHICH[one.group(1).lower()]
@@ -80,12 +86,17 @@ def as_text(text: str) -> str:
     return f"{mark}{text}{mark}"
 
 
-def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None) -> str:
+def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
+             follows: bool = False) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
-    quotes that refers back ("why are they similar?") runs on the ``previous`` command's texts."""
+    quotes that refers back ("why are they similar?"), or that ``follows`` on the previous reply and carries too few
+    texts of its own ("and what does GloVe say?"), runs on the ``previous`` command's texts."""
     slots, options = read(question, spec)
     referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
     texts = referred or texts_for(spec, slots, table)
+    if follows and previous and not slots.quoted and len(texts) < spec.texts.least:
+        texts = previous if spec.texts.most is None else previous[:spec.texts.most]
+    texts, options = spec.question_options(texts, options)
     least = spec.texts.least
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"

@@ -69,6 +69,8 @@ class Ranked:
     score: float
     phrasing: str
     similarity: float
+    #: The command's own bonus for the question's shape (``Command.fit``).
+    fit: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,9 @@ class Routing:
 
     @property
     def found(self) -> bool:
-        """Whether the best row's phrasing is near enough to the question to act on."""
-        return self.best.similarity >= MIN_SCORE
+        """Whether the best row's phrasing is near enough to the question to act on, or its shape says it is that
+        command's (a command's name asked about for `help`, a file to load for `corpus`)."""
+        return self.best.similarity + max(0.0, self.best.fit) >= MIN_SCORE
 
     @property
     def clear(self) -> bool:
@@ -212,7 +215,8 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
     slots = read(question)
     said_words = index.words.transform([framed])
     likely = index.probabilities(queries_vectors[0], said_words)
-    ranked = sorted((replace(r, score=r.score + fit(r.spec, slots) + CLASSIFIER_WEIGHT * float(likely[row]))
+    fits = {row: fit(r.spec, slots) for row, r in best.items()}
+    ranked = sorted((replace(r, score=r.score + fits[row] + CLASSIFIER_WEIGHT * float(likely[row]), fit=fits[row])
                      for row, r in best.items()), key=lambda r: -r.score)
     said = [replace(r, score=r.score + OPTION_FIT * len(spoken.read(slots.rest, r.spec).options))
             for r in ranked[:OPTION_ROWS]]
@@ -253,13 +257,13 @@ def _all_options(specs: tuple[Command, ...]) -> _Everything:
 
 def fit(spec: Command, slots: Slots) -> float:
     """How the question's texts suit the command: its own bonus for a shape it asks for (a blank asks for
-    `mask`, a word then sentences for `word` / `static`), else a penalty when it cannot take that many texts."""
-    if slots.has_mask or slots.word_first:
-        return spec.fit(slots)
-    if not slots.quoted:
-        return 0.0
+    `mask`, a word then sentences for `word` / `static`, a command named for `help`, a file for `corpus`), less a
+    penalty when it cannot take that many quoted texts."""
+    own = spec.fit(slots)
+    if slots.has_mask or slots.word_first or not slots.quoted:
+        return own
     n = len(slots.texts)
     least, most = spec.texts.least, spec.texts.most
     if most == 0 or n < least or (most is not None and n > most):
-        return -FIT_PENALTY
-    return 0.0
+        return own - FIT_PENALTY
+    return own

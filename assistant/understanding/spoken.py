@@ -23,7 +23,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "head": ("head",),
     "heads": ("heads",),
     "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers"),
-    "k": ("top", "neighbours", "neighbors", "nearest", "closest", "words", "similar words"),
+    "k": ("top", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results", "matches",
+          "hits"),
     "n": ("first", "words", "rows", "tokens", "points", "entries"),
     "sample": ("sample of", "sample", "pairs", "examples"),
     "seed": ("seed",),
@@ -50,18 +51,27 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "stsb-test": ("test split", "test set", "stsb-test", "stsb test"),
     "stsb-dev": ("dev split", "dev set", "development set", "stsb-dev", "validation split"),
     "max_length": ("max length", "max_length", "maximum length"),
-    "concat-last4": ("concat-last4", "concatenat\\w* (?:of )?the last (?:4|four)(?: layers)?"),
-    "sum-last4": ("sum-last4", "sum of the last (?:4|four)(?: layers)?"),
-    "mean-last4": ("mean-last4", "(?:mean|average) of the last (?:4|four)(?: layers)?"),
+    "concat-last4": ("concat-last4", "concat\\w* (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+                     "(?:the )?last (?:4|four) layers,? concatenated", "concat\\w* last4"),
+    "sum-last4": ("sum-last4", "sum(?:med)? (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+                  "(?:the )?last (?:4|four) layers,? summed"),
+    "mean-last4": ("mean-last4", "(?:mean|average) (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+                   "(?:the )?last (?:4|four) layers,? averaged"),
+    "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
     "sum-all": ("sum-all", "sum of all(?: the)? layers"),
     "all": ("all", "every", "each", "both"),
     "both": ("both", "all", "every", "each"),
     "auto": ("auto", "automatic", "automatically"),
     "number": ("number", "numbers", "digits"),
     "subword": ("subword", "sub-word", "word pieces?", "wordpieces?"),
-    "vowels": ("vowels", "vowel"),
+    "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
+    "pos": ("pos", "part[- ]of[- ]speech(?: tags?)?", "pos tags?", "word classes"),
+    "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
-    "sentences": ("sentences", "sentence", "texts"),
+    "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
+    "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
+                  "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
     "vocab": ("vocab", "vocabulary"),
     "html": ("html",),
@@ -71,6 +81,23 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
                     "vocab", "vocabulary", "cls", "automatic", "automatically"})
+#: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
+#: ``v`` is the value.
+NAME_WORDS: dict[str, tuple[str, ...]] = {
+    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
+               r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)"),
+    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
+             r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
+    "in": (r"\b(?:among|in|within|from|only)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",),
+    "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
+               r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
+    "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
+             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
+}
+#: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
+NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
+                       "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
+                       "uploaded", "previous", "it", "one"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
@@ -147,6 +174,8 @@ def read(text: str, spec: Command) -> Spoken:
                 first = named[0] if several else named[-1]
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
+        elif (named := _named(text, option)) is not None:
+            keep(option, *named)
         elif not option.type.numeric:
             said = _said(text, spec, option)
             if said:
@@ -160,6 +189,15 @@ def read(text: str, spec: Command) -> Spoken:
     for start, end in sorted(cuts, reverse=True):
         rest = rest[:start] + " " + rest[end:]
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
+
+
+def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
+    """A name said for ``option`` ("the reviews corpus", "call it reviews", "rows 1-50") and where, if any."""
+    for pattern in NAME_WORDS.get(option.name, ()):
+        for m in _pattern(pattern).finditer(text):
+            if m.group("v").lower() not in NOT_NAMES:
+                return m.group("v").replace(" ", ""), _with_lead(text, *m.span())
+    return None
 
 
 def takes_models(option: Option) -> bool:
@@ -245,6 +283,7 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
         noun = re.match(r"how many ([\w\s-]+)", option.help)
         words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
         words += [spec.name.removesuffix("s") + "s?"] if getattr(spec, "name", "") else []
+        words += ["them", "those"]  # "give me 25 of them"
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
 
