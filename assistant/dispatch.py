@@ -153,7 +153,7 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     model (``--vs``), or, when the last command has no side-by-side form, the sentence that says so."""
     if not line.split():
         return None
-    typed = TABLE.get(line.split()[0].lower())
+    typed = TABLE.get(line.split()[0].lower().rstrip("?!."))  # "why?" names `why`
     if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():
         return None  # the parser's refusal of --vs says what to use instead
     other = another_model(line, session, TABLE, settings)

@@ -40,8 +40,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: minilm: (command, command+texts+options). The classifier's weight was chosen on the tuning, held-out and
 #: fresh sets; fresh2 was written before it and measured once after (84.9% / 66.8%; its misses then guided
 #: the follow-up words, the texts after a colon and "int8 ... of minilm").
-FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.92), "fresh": (0.86, 0.74), "fresh2": (0.82, 0.66),
-          "fresh3": (0.84, 0.62)}
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.91, 0.87), "fresh2": (0.89, 0.84),
+          "fresh3": (0.90, 0.89)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -148,6 +148,26 @@ def test_options_said_in_words_become_the_rows_own_options(verb, words, options)
     ("cka", "against bert-small", {"with": "bert-small"}),
     ("benchmark", "minilm and bert-small", {"models": "minilm,bert-small"}),
     ("compare", "beside minilm int8", {"vs": "minilm:int8"}),
+    # names said around their value: corpora, a loaded corpus's name and column, a file, rows, the lasso
+    ("clusters", "of the reviews corpus into 8 groups", {"k": "8", "corpus": "reviews"}),
+    ("search", "in a corpus called tickets", {"corpus": "tickets"}),
+    ("search", "in my own corpus", {}),  # "own" describes, it does not name
+    ("corpus", "using the body column and call it tickets", {"column": "body", "name": "tickets"}),
+    ("benchmark", "my pairs file my-pairs.csv", {"data": "my-pairs.csv"}),
+    ("search", "among rows 1-50", {"in": "1-50"}),
+    ("search", "only the points I lassoed", {"in": "selection"}),
+    ("map", "coloured by the rating column", {"color": "rating"}),
+    # choices said as phrases: probe tasks, layer strategies, a colour, a flag
+    ("probe", "for dependency labels", {"task": "dep"}),
+    ("probe", "for part of speech and dependencies", {"task": "all"}),
+    ("word", "from the last layer only", {"strategy": "last"}),
+    ("word", "concat of the last four layers", {"strategy": "concat-last4"}),
+    ("vocab", "colored by number of vowels", {"color": "vowels"}),
+    ("mask", "and which words drove the prediction", {"why": ""}),
+    ("export", "all of it as html", {"format": "html"}),  # one choice named beats "all"
+    # a count said two words before its noun, or as "of them"
+    ("outliers", "the 10 most unusual texts", {"top": "10"}),
+    ("neighbors", "25 of them", {"k": "25"}),
 ])
 def test_options_said_in_words_are_read_from_the_declarations(verb, words, options):
     assert spoken.read(words, TABLE[verb]).options == options
@@ -306,6 +326,32 @@ def test_a_conversation_is_context_they_and_the_first_one_are_the_previous_texts
     assert first.ok and first.interpreted_as == "tokenize The cat sat on the mat."
     alone = run("why are they similar?", Session())  # no earlier texts: it says what it needs
     assert not alone.ok
+
+
+def test_a_conversation_refers_back_by_count_pronoun_name_and_row_id(hub, run):
+    session = Session()
+    assert run("compare The cat sat on the mat. | A kitten sat on the rug. | Stocks fell.", session).ok
+    assert run("why?", session).interpreted_as == "why The cat sat on the mat. | A kitten sat on the rug."
+    assert run("now show the attention", session).interpreted_as.startswith("attend The cat sat on the mat.")
+    assert run("neighbors bank", session).ok
+    assert run("give me 25 of them", session).interpreted_as == "neighbors bank --k 25"
+    assert run("show those in glove space", session).interpreted_as == "neighbors bank --k 25 --space glove"
+    ids = understand("why is #3 so close to #17?", Session(), hub, TABLE, hub.settings)
+    assert ids.line == "why #3 | #17"  # row ids are texts as written
+
+
+@pytest.mark.parametrize("question, line", [
+    ("delete the reviews corpus", "corpus drop reviews"),
+    ("switch to the tickets corpus", "corpus use tickets"),
+    ("how is the encoding of the essays corpus going?", "corpus info essays"),
+    ("which corpora have I loaded?", "corpus list"),
+    ("load tickets.jsonl using the body column and call it tickets",
+     "corpus load tickets.jsonl --name tickets --column body"),
+    ("find the complaints about late delivery", "search late delivery"),
+    ("what options does project take?", "help project"),
+])
+def test_the_corpus_family_and_help_are_read_from_their_words(hub, question, line):
+    assert understand(question, Session(), hub, TABLE, hub.settings).line == line
 
 
 def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):

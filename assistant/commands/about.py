@@ -22,8 +22,8 @@ from tools.inspection.facts import Padding, Tokens
 
 ORDER = 10
 #: Words that ask how a command is typed ("what options does project take?", "the usage of selfattn").
-ABOUT_TYPING = re.compile(r"\b(?:options?|flags?|usage|syntax|arguments?|parameters?|help|hepl|manual|explain)\b",
-                          re.I)
+ABOUT_TYPING = re.compile(r"\b(?:options?|flags?|usage|syntax|arguments?|parameters?|help|hepl|manual|explain|"
+                          r"how (?:do i|to|can i|should i) (?:use|type|write))\b", re.I)
 #: What a question that names a command and asks how it is typed adds to ``help``'s score.
 NAMED_BONUS = 0.3
 

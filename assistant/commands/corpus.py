@@ -31,6 +31,10 @@ ORDER = 65
 #: Where a question says its texts are ("in my file", "from my corpus"): not part of a search query.
 YOURS = re.compile(r"\b(?:in|from|among|across|of)\s+(?:my|our|the)\s+(?:own\s+)?(?:file|files|corpus|corpora|data|"
                    r"dataset|texts|documents|reviews|csv)\b", re.I)
+#: What an unquoted query says before its subject ("the ones about", "texts similar to").
+ABOUT = re.compile(r"^.*?\b(?:about|mentioning|mention|regarding|similar to|related to|concerning)\s+", re.I)
+#: What a text with a blank to fill costs `search`.
+BLANK_PENALTY = 0.15
 #: How long `corpus load` follows its job on the page before answering that it goes on: this share of the time
 #: limit, and at least a second less than the limit.
 FOLLOW_SHARE = 0.8
@@ -51,9 +55,11 @@ class Action(str, Enum):
 ACTION_WORDS = {
     Action.DROP: re.compile(r"\b(?:delete|drop|remove|forget|discard|erase|get rid of)\b", re.I),
     Action.STOP: re.compile(r"\b(?:stop|cancel|abort|halt|pause)\b", re.I),
-    Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to)\b", re.I),
+    Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to|"
+                           r"make \S+ (?:the )?(?:active|current))\b", re.I),
     Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many rows|columns?|"
-                            r"describe|size|encoded yet|done yet|finished)\b", re.I),
+                            r"describe|size|encoded yet|done yet|finished|encoding|going|refused|tell me about)\b",
+                            re.I),
 }
 
 
@@ -103,6 +109,8 @@ class CorpusCommand(Command[Any, Result]):
         "how far is the encoding of my corpus?",
         "switch to my other corpus",
         "delete my corpus",
+        "tell me about my corpus",
+        "how many rows were refused when my file was loaded?",
     )
 
     @dataclass(frozen=True)
@@ -245,6 +253,11 @@ class Search(Command[Any, Any]):
         "find reviews about \"A\"",
         "look up \"A\" in my data",
         "semantic search in my documents for \"A\"",
+        "find the reviews about slow shipping",
+        "which texts mention a cancelled order?",
+        "show me the texts talking about billing problems",
+        "the 5 nearest texts to \"A\"",
+        "the rows closest to \"A\" in my corpus",
     )
 
     @dataclass(frozen=True)
@@ -258,9 +271,15 @@ class Search(Command[Any, Any]):
         among = rows_among(ctx.maps, ctx.session.page_key, corpus, p.among, ctx.session.key)
         return search.search(_model_for(ctx, corpus), corpus, texts, p.k, among)
 
+    def fit(self, slots: Slots) -> float:
+        """A text with a blank to fill is for `mask`, not a query."""
+        return -BLANK_PENALTY if slots.has_mask else 0.0
+
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """The query without where it is looked for ("... in my file")."""
         query = YOURS.sub(" ", slots.texts[0] if slots.quoted and slots.texts else slots.payload)
+        if not slots.quoted:  # "the complaints about late delivery": what they are about
+            query = ABOUT.sub("", query, count=1)
         query = re.sub(r"\s+", " ", query).strip(" ?.!")
         return [query] if query else []
 

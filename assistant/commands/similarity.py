@@ -25,6 +25,8 @@ LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
 #: What the shape of a question's texts adds to a command's score: a quoted word, then sentences that
 #: contain it, asks for `word` (or `static`).
 WORD_FIRST_BONUS = 0.06
+#: What a quoted phrase of several words costs `neighbors` (it finds the neighbours of one word).
+PHRASE_PENALTY = 0.1
 
 
 @register
@@ -263,6 +265,10 @@ class Neighbors(Command[Any, Neighbours]):
 
     def differ(self, a: Neighbours, b: Neighbours, names: tuple[str, str]) -> str:
         return replies.neighbors_difference(a, b, names)
+
+    def fit(self, slots: Slots) -> float:
+        """Neighbours are of one word: a quoted phrase of several words is a query for `search`."""
+        return -PHRASE_PENALTY if slots.quoted and any(len(t.split()) > 1 for t in slots.texts) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         word = slots.word or (slots.texts[0].split()[-1] if slots.texts else None)

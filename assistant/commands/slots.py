@@ -17,7 +17,7 @@ from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
 #: A quoted text: the opening mark not glued to a word before it, the closing one not to a word after.
 _QUOTED = re.compile(
     r"(?<!\w)(?:\"(?P<d>[^\"]+?)\"|“(?P<c>[^”]+?)”|«(?P<g>[^»]+?)»|`(?P<b>[^`]+?)`"
-    r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w))"
+    r"|'(?P<s>\S(?:.*?\S)??)'(?!\w)|‘(?P<cs>\S(?:.*?\S)??)’(?!\w)|(?P<id>#\d+)(?!\w))"
 )
 #: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one, or "the int8
 #: version of" before one), or a hub id ``org/name``.

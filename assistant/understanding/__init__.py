@@ -33,10 +33,14 @@ from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|but|with|at|in|using|use|only|make it|show it|colou?r (?:it|them))\b"
+                        r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
+                        r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: Words that point back at the previous reply itself: with an option said and no other word left, a change to it
+#: ("show those in glove space", "which words drove that prediction?").
+_POINTS_BACK = re.compile(r"\b(?:it|them|those|that|these|there)\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
@@ -92,6 +96,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                                      or follow_up(question, session, table, settings))
     if follow is not None:
         return follow
+    named = _named_alone(question, session, table, settings)
+    if named is not None:
+        return named
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows)
     if not routing.found:
@@ -109,6 +116,22 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     # a close call runs the best reading and offers the runner-up one click away
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
+
+
+def _named_alone(question: str, session: Session, table: Mapping[str, Command],
+                 settings: Settings) -> Understanding | None:
+    """A question that is only a command's name ("why?") runs that command on the previous command's texts."""
+    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", question.lower())
+    spec = table.get(word.group(1)) if word else None
+    last = _previous(session, table) if spec is not None and spec.texts.least > 0 else None
+    if spec is None or last is None:
+        return None
+    texts = parse(last[0], table, settings).texts
+    if len(texts) < spec.texts.least:
+        return None
+    kept = texts if spec.texts.most is None else texts[:spec.texts.most]
+    return Understanding(line=fill.build(spec, kept, {}), follow_up=True,
+                        because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
@@ -146,7 +169,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
     adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
-    if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding:
+    points_back = (not read.quoted and bool(said.options) and _POINTS_BACK.search(read.rest) is not None
+                   and not _POINTS_BACK.sub(" ", leftover).strip())
+    if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding and not points_back:
         return None
     texts: list[str] = []
     if adding:
@@ -184,6 +209,16 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
         other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
     else:
         return None
+    own = next((o for o in spec.options if spoken.takes_models(o)), None)
+    if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
+        try:
+            line = merged_line(previous, Invocation("again", [], {own.dest: other}), table, settings)
+        except UserError:
+            line = None
+        if line is not None:
+            return Understanding(line=line, follow_up=True,
+                                 because=f"it asks for the previous command, {code(previous, 80)}, with "
+                                         f"{code(other, 40)}")
     if not any(o.name == "vs" for o in spec.options):
         return Understanding(message=f"`{spec.name}` does not answer on two models side by side; switch this "
                              f"conversation's model, then run it again.", suggestions=(f"model {other}", previous),

@@ -13,7 +13,7 @@ from tools.core.errors import UserError
 from tools.core.text import code
 
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
-REFERS_BACK = re.compile(r"\b(?:they|them|those|these|both|it|that|the\s+(?:two\s+)?(?:sentences|texts)|"
+REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"there(?=\W*$))\b", re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}

@@ -69,6 +69,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "sentence vectors",
                   "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
     "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
@@ -85,10 +86,13 @@ COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "
 #: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
+               r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
              r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
-    "in": (r"\b(?:among|in|within|from|only)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",),
+    "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
+           r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
+    "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
     "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
@@ -102,6 +106,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
+    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)",
+            "drove (?:the|that|this) (?:prediction|fills?)"),
 }
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
@@ -156,7 +162,8 @@ def read(text: str, spec: Command) -> Spoken:
             continue
         for word in _names(spec, option):
             before = _pattern(rf"{_LEAD}\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
-            after = _pattern(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+)?{word}\b")
+            gap = 2 if option.name == _count(spec) else 1  # "the 10 most unusual texts"
+            after = _pattern(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
             for pattern in ((after, before) if option.name == "dims" else (before, after)):
                 for m in pattern.finditer(text):
                     keep(option, _number(m.group(1)), m.span())
@@ -174,11 +181,10 @@ def read(text: str, spec: Command) -> Spoken:
                 first = named[0] if several else named[-1]
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
-        elif (named := _named(text, option)) is not None:
-            keep(option, *named)
-        elif not option.type.numeric:
-            said = _said(text, spec, option)
-            if said:
+        else:
+            if (named := _named(text, option)) is not None:
+                keep(option, *named)
+            if option.name not in found and not option.type.numeric and (said := _said(text, spec, option)):
                 keep(option, *said)
     for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
         implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
@@ -227,7 +233,7 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
             return ",".join(dict.fromkeys(c for _, c in said)), span
         if every is not None:
             return every, span
-    if every is not None and (span := _choice(text, spec, option, every)) is not None:
+    if every is not None and not said and (span := _choice(text, spec, option, every)) is not None:
         return every, span
     if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
         return ",".join(values), span
@@ -270,8 +276,14 @@ def _names(spec: Command, option: Option) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
+def _count(spec: Command) -> str | None:
+    """The option that says how many of its results a command shows (the first whose help says "how many")."""
+    return next((o.name for o in spec.options if o.help.startswith("how many")), None)
+
+
+@functools.lru_cache(maxsize=256)
 def _all_names(spec: Command) -> dict[str, tuple[str, ...]]:
-    count = next((o.name for o in spec.options if o.help.startswith("how many")), None)
+    count = _count(spec)
     return {o.name: _option_names(spec, o, o.name == count) for o in spec.options}
 
 
