@@ -70,14 +70,18 @@ def ran(line: str, session: Session) -> Invocation:
 
 def score(hub: ModelHub, model: str, rows: list[dict]) -> Score:
     """Read every question as a person would ask it: in a conversation that has already run its ``before``
-    lines, on ``model``. A ``before`` line that cannot answer here (``mask`` with no masked-LM model offline)
-    still stands in the conversation's history, as the person typed it."""
+    lines, on ``model``. A question is read from the conversation's lines and its model only (what
+    ``understand`` looks at), so a ``before`` line stands in the history as it ran (``again`` merged into the line
+    it changes) without computing its answer, except a switch of model, which runs where the model is here."""
     out = Score()
     for row in rows:
         session = Session(model=model)
         for line in row.get("before", ()):
-            if not execute(line, session, hub, access=DataAccess.local()).ok:  # `mask` has no masked-LM model offline
-                session.remember(line, Result(parse(line, TABLE).verb, ""))  # the line is in the conversation anyway
+            inv = ran(line, session)
+            switched = inv.verb == "model" and inv.texts and execute(line, session, hub,
+                                                                     access=DataAccess.local()).ok
+            if not switched:  # (a model this machine lacks stands in the history as typed)
+                session.remember(inv.line, Result(inv.verb, ""))
         got = understand(row["q"], session, hub, TABLE, hub.settings)
         want = ran(row["line"], session)
         try:
