@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--search-rows", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--model", default="minilm",
+                        help="the model ours encodes with (minilm:int8: the fast path; the peer stays full precision)")
     args = parser.parse_args(argv)
     quiet_libraries()
     import torch
@@ -100,7 +102,9 @@ def main(argv: list[str] | None = None) -> None:
     source = work / "texts.txt"
     source.write_text("\n".join(texts) + "\n", encoding="utf-8")
     settings = Settings(corpus_max_rows=max(args.texts, 1), corpus_disk_mb=100_000)
-    lm = ModelHub(settings).get("minilm")
+    lm = ModelHub(settings).get(args.model)
+    print(f"ours on {lm.name} ({lm.state.backend.name if lm.state.backend else 'torch'} where a corpus is encoded); "
+          "sentence-transformers on the same model folder, full precision")
     peer = SentenceTransformer(str(lm.source.location), device="cpu")
     outputs: dict[str, np.ndarray] = {}
     stores: list[tuple[Path, str]] = []
@@ -173,7 +177,8 @@ def main(argv: list[str] | None = None) -> None:
           f"p50 {search['semantic_search_ms']['p50']:.1f} ms / p95 {search['semantic_search_ms']['p95']:.1f} ms; "
           f"recall@10 ours {search['recall10_ours_exact_vs_semantic_search']:.4f}; HNSW built in {build_s:.1f} s, "
           f"recall@10 {search['recall10_hnsw_vs_semantic_search']:.4f}")
-    path = write("corpus", {"machine": machine(), "lscpu": cpu, "texts": len(texts), "duplicates": dup,
+    name = "corpus" if args.model == "minilm" else f"corpus-{args.model.replace(':', '-')}"
+    path = write(name, {"model": lm.name, "machine": machine(), "lscpu": cpu, "texts": len(texts), "duplicates": dup,
                             "encode_s": times, "encode_ratio": ratio, "max_abs_vector_difference": gap,
                             "search": search, "reopen_s": reopen,
                             "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
