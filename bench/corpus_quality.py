@@ -60,6 +60,8 @@ def partner_rate(pairs: list[tuple[str, str, float, str]], position: dict[str, i
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="test", choices=("train", "dev", "test"))
+    parser.add_argument("--model", default="minilm", help="the model the corpus is encoded with (minilm:int8: the "
+                        "fast path; the peer stays sentence-transformers' full precision)")
     args = parser.parse_args(argv)
     quiet_libraries()
     import torch
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     source = work / "sentences.txt"
     source.write_text("\n".join(sentences) + "\n", encoding="utf-8")
     settings = Settings(corpus_max_rows=len(sentences) + 1, corpus_disk_mb=100_000)
-    lm = ModelHub(settings).get("minilm")
+    lm = ModelHub(settings).get(args.model)
     _, report = load_corpus(CorpusStore(work / "store"), source, lm, settings)
     corpus = CorpusStore(work / "store").open(report.info.name)
     texts = list(corpus.rows()["text"])
@@ -123,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
               f"{len(found.pairs):,} pairs reported in all, {len(found.groups):,} groups")
         rows[f"duplicates_{threshold:.2f}"] = {"joined": joined, "of": len(same), "peer_over_threshold": peer_joined,
                                                 "pairs_reported": len(found.pairs), "groups": len(found.groups)}
-    write("corpus_quality", {"machine": facts, "split": args.split, "pairs": len(pairs),
+    write("corpus_quality" if args.model == "minilm" else f"corpus_quality-{args.model.replace(':', '-')}",
+          {"model": lm.name, "machine": facts, "split": args.split, "pairs": len(pairs),
                              "sentences": len(sentences), "partner_top10": {"ours": rate_ours, "peer": rate_peer,
                                                                             "pairs": strong},
                              "nmi": {"ours": nmi_ours, "peer_kmeans": nmi_peer, "k": k}, **rows})
