@@ -40,7 +40,7 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: minilm: (command, command+texts+options). The classifier's weight was chosen on the tuning, held-out and
 #: fresh sets; fresh2 was written before it and measured once after (84.9% / 66.8%; its misses then guided
 #: the follow-up words, the texts after a colon and "int8 ... of minilm").
-FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.91, 0.87), "fresh2": (0.89, 0.84),
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.91, 0.87), "fresh2": (0.90, 0.85),
           "fresh3": (0.90, 0.89)}
 
 
@@ -338,6 +338,11 @@ def test_a_conversation_refers_back_by_count_pronoun_name_and_row_id(hub, run):
     assert run("show those in glove space", session).interpreted_as == "neighbors bank --k 25 --space glove"
     ids = understand("why is #3 so close to #17?", Session(), hub, TABLE, hub.settings)
     assert ids.line == "why #3 | #17"  # row ids are texts as written
+    corpus = Session()
+    assert run("corpus use reviews", corpus).ok  # a corpus command's text is a name, not a text to refer back to
+    assert run("tell me about the reviews corpus", corpus).interpreted_as == "corpus info reviews"
+    assert run("help project", corpus).ok
+    assert not run("why?", corpus).ok  # `help`'s text is a command's name: no texts to explain
 
 
 @pytest.mark.parametrize("question, line", [
@@ -361,7 +366,7 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
 
     rows = [s for s in dict.fromkeys(TABLE.values()) if s.phrasings and s.name != "again"]
     lm = router.routing_model(hub, "minilm")
-    close = "what links 'A man is playing a guitar.' and 'A woman is slicing an onion.'"
+    close = "relate 'A man is playing a guitar.' to 'A woman is slicing an onion.'"
     routing = router.route(lm, close, rows)
     assert not routing.clear, [(r.spec.name, r.score) for r in routing.ranked[:3]]  # still a close call
     reply = execute(close, Session(), hub)

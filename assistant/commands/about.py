@@ -31,6 +31,7 @@ NAMED_BONUS = 0.3
 @register
 class Help(Command[Any, Result]):
     name, aliases = "help", ("?", "commands")
+    followed = False
     summary = "the command list, or one command's usage and examples"
     texts = Texts(0, 1, "a command's name", "[command]")
     examples = ("help", "help compare")
@@ -83,6 +84,7 @@ class Help(Command[Any, Result]):
 @register
 class Model(Command[Any, Result]):
     name = "model"
+    followed = False
     summary = "the model's facts (layers, heads, sizes, parameters, device); with a name, switch to it"
     texts = Texts(0, 1, "a model name", "[name]")
     examples = ("model", "model minilm")

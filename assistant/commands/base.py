@@ -126,6 +126,9 @@ class Command(Generic[P, F]):
     examples: ClassVar[tuple[str, ...]] = ()
     aliases: ClassVar[tuple[str, ...]] = ()
     phrasings: ClassVar[tuple[str, ...]] = ()
+    #: Whether a question can refer back to this command's reply ("give me 3 of them", "why are they similar?"):
+    #: not for commands about the tool, its model or the corpora themselves, whose texts are names.
+    followed: ClassVar[bool] = True
     Params: ClassVar[type] = NoParams
 
     def compute(self, ctx: Context, texts: list[str], params: P) -> F:

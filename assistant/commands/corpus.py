@@ -96,6 +96,7 @@ IN_HELP = "only these rows: `selection` (the lasso on a `map`) or row ids and ra
 @register
 class CorpusCommand(Command[Any, Result]):
     name, aliases = "corpus", ("corpora", "dataset")
+    followed = False
     summary = ("your own texts: `corpus load FILE` (CSV, TSV, JSONL, Parquet, TXT) encodes them once, in the "
                "background, resumable; `corpus` lists them; `use`, `info`, `drop`, `stop`")
     texts = Texts(0, 1, "an action: list, load FILE, use NAME, info [NAME], drop NAME or stop [NAME]",

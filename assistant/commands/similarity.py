@@ -53,6 +53,8 @@ class Compare(Command[Any, Comparison]):
         'how far apart are "A" and "B"?',
         'give me the similarity score of "A" and "B"',
         'how close in meaning are "A" and "B"?',
+        'cosine of "A" and "B"',
+        'is "A" similar to "B"?',
     )
 
     @dataclass(frozen=True)

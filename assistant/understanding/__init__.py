@@ -152,7 +152,7 @@ def _previous(session: Session, table: Mapping[str, Command]) -> tuple[str, Comm
     except UserError:
         return None
     spec = table.get(previous.split(None, 1)[0].lower())
-    return None if spec is None or spec.name in META else (previous, spec)
+    return None if spec is None or spec.name in META or not spec.followed else (previous, spec)
 
 
 def follow_up(question: str, session: Session, table: Mapping[str, Command],

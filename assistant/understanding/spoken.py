@@ -294,7 +294,8 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
     if counts:
         noun = re.match(r"how many ([\w\s-]+)", option.help)
         words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
-        words += [spec.name.removesuffix("s") + "s?"] if getattr(spec, "name", "") else []
+        words += [n.removesuffix("s") + "s?" for n in (getattr(spec, "name", ""), *getattr(spec, "aliases", ()))
+                  if re.fullmatch(r"[a-z]+", n)]  # "into 3 topics" (`clusters` is also `topics`)
         words += ["them", "those"]  # "give me 25 of them"
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
