@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import logging
+import re
 import threading
 import time
 import uuid
@@ -24,6 +25,7 @@ from typing import Any
 
 from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
+from assistant.commands.slots import quoted_spans
 from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.maps import Maps
 from assistant.parsing import parse
@@ -104,21 +106,11 @@ def execute(
     offered: tuple[str, ...] = ()  # a close call's runner-up reading, offered beside the answer
     because = ""
     try:
-        if routed:  # a question in plain English: read it as the command line that answers it
-            understood = understand(line, work, hub, TABLE, settings)
-            if understood.line is None:
-                return Reply(line, error=understood.message, suggestions=understood.suggestions, routed=True)
-            ran, offered, because = understood.line, understood.suggestions, understood.because
-        try:
-            inv = parse(ran, TABLE, settings)
-        except UserError:
-            sentence = _as_sentence(line, work, hub, settings) if not routed else None
-            if sentence is None:
-                raise
-            if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
-                return Reply(line, error=sentence.message, suggestions=sentence.suggestions, routed=True)
-            ran, routed, inv = sentence.line, True, parse(sentence.line, TABLE, settings)
-            because = sentence.because
+        reading = read_line(line, work, hub, settings)
+        if reading.unclear is not None:  # not clear enough to act on: its sentence and the likeliest lines
+            return Reply(line, error=reading.unclear.message, suggestions=reading.unclear.suggestions, routed=True)
+        ran, routed, offered, because = reading.ran, reading.routed, reading.offered, reading.because
+        inv = reading.inv or parse(ran, TABLE, settings)
         verb = inv.verb
         start = time.perf_counter()
         ctx = Context(work, hub, settings, progress or (lambda fraction, message: None), commands=TABLE,
@@ -145,6 +137,74 @@ def execute(
     session.remember(ctx.ran or ran, result)  # the turn for history, again and export (a question: its command)
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed, suggestions=offered,
                  read_because=because if routed else "")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a line runs: ``ran`` (itself, or the line a question was read as, ``routed``), with ``inv`` when it
+    was parsed here; or ``unclear``: a question not clear enough to act on (its sentence and suggestions)."""
+
+    ran: str
+    routed: bool = False
+    inv: Any = None
+    because: str = ""
+    offered: tuple[str, ...] = ()
+    unclear: Understanding | None = None
+
+
+def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) -> Reading:
+    """The command line ``line`` runs in this conversation. A question in plain English is read as the line that
+    answers it; so is a command written as a sentence, one the parser refuses ("compare 'a cat' and 'a dog'") or
+    one whose texts are quotes with words around them ("attention heatmap for 'the girl fed her dog'"), when
+    read as the same command. Otherwise the line runs as typed; the parser's refusal is raised as it is."""
+    if is_question(line, TABLE):
+        understood = understand(line, session, hub, TABLE, settings)
+        if understood.line is None:
+            return Reading(line.strip(), True, unclear=understood)
+        return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
+    syntax = COMMAND_SYNTAX.search(line) is not None
+    try:
+        inv = parse(line.strip(), TABLE, settings)
+    except UserError:
+        sentence = _as_sentence(line, session, hub, settings)
+        if sentence is None and not syntax:  # "tokenise this: ...", "cluster the reviews corpus into 8 groups"
+            read = understand(line, session, hub, TABLE, settings)
+            first = line.split()[0].lower().rstrip("?!.") if line.split() else ""
+            # a first word that is no command's name (a typo, "20", or another name of one: "explain", "find"),
+            # quoted texts with words around them, or the same command said in words
+            if read.line is not None and (TABLE.get(first) is None or TABLE[first].name != first
+                                          or _quoted_in_words([line]) or read.line.split()[0] == first):
+                sentence = read
+        if sentence is None:
+            raise
+        if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
+            return Reading(line.strip(), True, unclear=sentence)
+        return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
+    if not syntax:  # a sentence that starts with a command's word ("find texts about late delivery")
+        read = understand(line, session, hub, TABLE, settings)
+        if read.line is not None and read.line != line.strip():
+            meant = parse(read.line, TABLE, settings)
+            alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
+            said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
+            if alias or said or _quoted_in_words(inv.texts):
+                return Reading(read.line, True, meant, read.because)
+    return Reading(line.strip(), False, inv)
+
+
+#: What only a typed command has: texts separated by `|`, or an option.
+COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
+
+
+def _quoted_in_words(texts: list[str]) -> bool:
+    """Whether a typed command's texts are quotes with words around them (a sentence, not texts)."""
+    for text in texts:
+        outside, pos = [], 0
+        for start, end, _ in quoted_spans(text):
+            outside.append(text[pos:start])
+            pos = end
+        if pos and re.search(r"[A-Za-z]", "".join(outside) + text[pos:]):
+            return True
+    return False
 
 
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:

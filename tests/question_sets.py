@@ -18,11 +18,10 @@ from pathlib import Path
 
 from assistant.commands.base import Invocation
 from assistant.commands.registry import COMMANDS, TABLE
-from assistant.dispatch import execute
+from assistant.dispatch import execute, read_line
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line, previous_line
-from assistant.understanding import understand
 from tools.benchmark.access import DataAccess
 from tools.core.errors import UserError
 from tools.core.results import Result
@@ -71,7 +70,7 @@ def ran(line: str, session: Session) -> Invocation:
 def score(hub: ModelHub, model: str, rows: list[dict]) -> Score:
     """Read every question as a person would ask it: in a conversation that has already run its ``before``
     lines, on ``model``. A question is read from the conversation's lines and its model only (what
-    ``understand`` looks at), so a ``before`` line stands in the history as it ran (``again`` merged into the line
+    a question is read from), so a ``before`` line stands in the history as it ran (``again`` merged into the line
     it changes) without computing its answer, except a switch of model, which runs where the model is here."""
     out = Score()
     for row in rows:
@@ -82,17 +81,18 @@ def score(hub: ModelHub, model: str, rows: list[dict]) -> Score:
                                                                      access=DataAccess.local()).ok
             if not switched:  # (a model this machine lacks stands in the history as typed)
                 session.remember(inv.line, Result(inv.verb, ""))
-        got = understand(row["q"], session, hub, TABLE, hub.settings)
         want = ran(row["line"], session)
-        try:
-            inv = ran(got.line, session) if got.line else None
-        except UserError:  # read as a line its command refuses (two texts for `neighbors`): a miss
-            inv = None
+        try:  # what the product runs for this line: a question read, or a line typed as a command
+            reading = read_line(row["q"], session, hub, hub.settings)
+            got = reading.ran if reading.unclear is None else reading.unclear.message
+            inv = ran(reading.ran, session) if reading.unclear is None else None
+        except UserError as exc:  # a typed line the parser refuses, or a reading its command refuses: a miss
+            got, inv = str(exc), None
         right_verb = inv is not None and inv.verb == want.verb
         right_all = right_verb and inv.texts == want.texts and inv.options == want.options
         out.rows += 1
         out.verb += right_verb
         out.full += right_all
         if not right_all:
-            out.misses.append(f"{row['q']!r}: want {row['line']!r}, got {got.line or got.message!r}")
+            out.misses.append(f"{row['q']!r}: want {row['line']!r}, got {got!r}")
     return out

@@ -275,6 +275,23 @@ def test_a_command_written_as_a_sentence_still_runs(run):
     assert not run("compare only one text").ok  # the parser's own sentence stays
 
 
+@pytest.mark.parametrize("line, ran", [
+    ("20 nearest neighbours of bank in GloVe", "neighbors bank --k 20 --space glove"),  # a number first
+    ("tokenise this: I can't believe it", "tokenize I can't believe it"),  # a near-miss of a command's name
+    ("cluster the reviews corpus into 8 groups", "clusters --k 8 --corpus reviews"),  # the same command in words
+    ("find texts about late delivery", "search late delivery"),  # another name of a command starts a sentence
+    ("attention rollout for 'The cat sat on the mat.'", "rollout The cat sat on the mat. --method rollout"),
+    ("probe each layer for dependency labels", "probe --task dep"),  # its options said in words
+    ("corpus use reviews", "corpus use reviews"),  # a typed command stays as typed
+    ("tokenize BERT provides contextual embeddings.", "tokenize BERT provides contextual embeddings."),
+])
+def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
+    """What runs is decided once (`dispatch.read_line`) for every face and for the question sets' scores."""
+    from assistant.dispatch import read_line
+
+    assert read_line(line, Session(), hub, hub.settings).ran == ran
+
+
 def test_routing_reads_full_precision_vectors_whatever_the_conversations_model(hub):
     from assistant.understanding import router
 
