@@ -25,13 +25,13 @@ from typing import Any
 
 from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
-from assistant.commands.slots import quoted_spans
+from assistant.commands.slots import quoted_free, quoted_spans
 from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.maps import Maps
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.store import ResultStore, chart_frames
-from assistant.understanding import Understanding, another_model, is_question, understand
+from assistant.understanding import Understanding, another_model, is_question, spoken, understand
 from assistant.understanding.fill import REFERS_BACK
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
@@ -171,24 +171,33 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
             read = understand(line, session, hub, TABLE, settings)
             first = line.split()[0].lower().rstrip("?!.") if line.split() else ""
             # a first word that is no command's name (a typo, "20", or another name of one: "explain", "find"),
-            # quoted texts with words around them, or the same command said in words
+            # quoted texts with words around them, or the same command with options said in words
+            same = read.line is not None and read.line.split()[0] == first and " --" in read.line
             if read.line is not None and (TABLE.get(first) is None or TABLE[first].name != first
-                                          or _quoted_in_words([line]) or read.line.split()[0] == first):
+                                          or _quoted_in_words([line]) or same):
                 sentence = read
         if sentence is None:
             raise
         if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
             return Reading(line.strip(), True, unclear=sentence)
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
-    if not syntax:  # a sentence that starts with a command's word ("find texts about late delivery")
+    first = line.split()[0].lower()
+    alias = first != inv.verb  # a command's other name: how sentences start
+    if not syntax and (alias or _quoted_in_words(inv.texts) or _says_options(line, inv.verb)):
+        # a sentence that starts with a command's word ("find texts about late delivery"); a typed command
+        # ("neighbors bank") is not read twice
         read = understand(line, session, hub, TABLE, settings)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
-            alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
             if alias or said or _quoted_in_words(inv.texts):
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
+
+
+def _says_options(line: str, verb: str) -> bool:
+    """Whether a line that starts with a command's name says options of it in words ("for dependency labels")."""
+    return bool(spoken.read(quoted_free(line.split(None, 1)[1] if " " in line.strip() else ""), TABLE[verb]).options)
 
 
 #: What only a typed command has: texts separated by `|`, or an option.
