@@ -38,13 +38,17 @@ def _page(browser, live_app):
 
 
 def _with_context(lines: list[str]) -> list[str]:
-    """`again` re-runs the previous command: give each of its examples a command that takes its options."""
+    """`again` re-runs the previous command: give each of its examples a command that takes its options.
+    `export` runs after the first reply: the page's export reply is what is checked here (exporting a long
+    conversation, every turn recomputed and drawn, is `tests/test_sharing.py`'s)."""
     out = []
     for line in lines:
         if line.startswith("again "):
             out.append("compare A cat. | A kitten." if "--pool" in line else "attend The cat sat on the mat")
         out.append(line)
-    return out
+    exports = [line for line in out if line.split()[0] == "export"]
+    rest = [line for line in out if line.split()[0] != "export"]
+    return rest[:1] + exports + rest[1:]
 
 
 def _mask_unavailable(line: str) -> bool:
