@@ -153,44 +153,34 @@ class Reading:
 
 
 def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) -> Reading:
-    """The command line ``line`` runs in this conversation. A question in plain English is read as the line that
-    answers it; so is a command written as a sentence, one the parser refuses ("compare 'a cat' and 'a dog'") or
-    one whose texts are quotes with words around them ("attention heatmap for 'the girl fed her dog'"), when
-    read as the same command. Otherwise the line runs as typed; the parser's refusal is raised as it is."""
+    """The command line ``line`` runs in this conversation: one decision for every face (and for the question
+    sets' scores). A question in plain English is read as the line that answers it. A line that starts with a
+    command's word is that command as typed, unless it reads as a sentence (see :func:`_as_sentence` for one the
+    parser refuses): a parsed line without `|` or options that starts with another name of a command ("find texts
+    about late delivery"), holds quotes inside words, or says its options in words, is read too, and the reading
+    runs when it keeps meaning. The parser's refusal is raised as it is otherwise."""
     if is_question(line, TABLE):
         understood = understand(line, session, hub, TABLE, settings)
         if understood.line is None:
             return Reading(line.strip(), True, unclear=understood)
         return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
-    syntax = COMMAND_SYNTAX.search(line) is not None
     try:
         inv = parse(line.strip(), TABLE, settings)
     except UserError:
         sentence = _as_sentence(line, session, hub, settings)
-        if sentence is None and not syntax:  # "tokenise this: ...", "cluster the reviews corpus into 8 groups"
-            read = understand(line, session, hub, TABLE, settings)
-            first = line.split()[0].lower().rstrip("?!.") if line.split() else ""
-            # a first word that is no command's name (a typo, "20", or another name of one: "explain", "find"),
-            # quoted texts with words around them, or the same command with options said in words
-            same = read.line is not None and read.line.split()[0] == first and " --" in read.line
-            if read.line is not None and (TABLE.get(first) is None or TABLE[first].name != first
-                                          or _quoted_in_words([line]) or same):
-                sentence = read
         if sentence is None:
             raise
         if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
             return Reading(line.strip(), True, unclear=sentence)
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
-    first = line.split()[0].lower()
-    alias = first != inv.verb  # a command's other name: how sentences start
-    if not syntax and (alias or _quoted_in_words(inv.texts) or _says_options(line, inv.verb)):
-        # a sentence that starts with a command's word ("find texts about late delivery"); a typed command
-        # ("neighbors bank") is not read twice
-        read = understand(line, session, hub, TABLE, settings)
+    alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
+    quoted = _quoted_in_words(inv.texts)
+    if COMMAND_SYNTAX.search(line) is None and (alias or quoted or _says_options(line, inv.verb)):
+        read = understand(line, session, hub, TABLE, settings)  # a typed command ("neighbors bank") is not read
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
-            if alias or said or _quoted_in_words(inv.texts):
+            if alias or said or quoted:
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
 
@@ -217,25 +207,38 @@ def _quoted_in_words(texts: list[str]) -> bool:
 
 
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
-    """A command written as a sentence ("compare 'a cat' and 'a dog'") that the parser refused: the same
-    command read as a question, or None. "compare that with bert-small" is the last answer on a second
-    model (``--vs``), or, when the last command has no side-by-side form, the sentence that says so."""
+    """A line the parser refused, read as a sentence, or None (the parser's sentence stands).
+
+    "compare that with bert-small" is the last answer on a second model (``--vs``), or, when the last command
+    has no side-by-side form, the sentence that says so. Otherwise the line is read once as a question, and the
+    reading runs when the line is shaped like a sentence (quotes, a colon, "and", a question mark, a word pointing
+    back) and reads as the command it starts with ("compare 'a cat' and 'a dog'", "why?"), or says that command's
+    options in words ("cluster the reviews corpus into 8 groups"); or, for a line without `|` or options, when its
+    first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of one ("explain
+    ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
     if not line.split():
         return None
-    typed = TABLE.get(line.split()[0].lower().rstrip("?!."))  # "why?" names `why`
+    first = line.split()[0].lower().rstrip("?!.")  # "why?" names `why`
+    typed = TABLE.get(first)
     if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():
         return None  # the parser's refusal of --vs says what to use instead
     other = another_model(line, session, TABLE, settings)
     if other is not None and typed is not None:
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
             return other
-    asks = line.rstrip().endswith("?") or REFERS_BACK.search(line) is not None  # "why are they similar?"
-    if not any(mark in line for mark in "'\"“‘:") and " and " not in line and not asks:
+    syntax = COMMAND_SYNTAX.search(line) is not None
+    shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
+              or REFERS_BACK.search(line) is not None)  # "why are they similar?"
+    if syntax and not shaped:
         return None
-    understood = understand(line, session, hub, TABLE, settings)
-    if understood.line is None or typed is None or understood.line.split()[0] != typed.name:
+    read = understand(line, session, hub, TABLE, settings)
+    if read.line is None:
         return None
-    return understood
+    if typed is not None and read.line.split()[0] == typed.name and (shaped or " --" in read.line):
+        return read
+    if not syntax and (typed is None or typed.name != first or _quoted_in_words([line])):
+        return read
+    return None
 
 
 def with_corpus_rows(ctx: Context, inv: Any) -> Any:

@@ -59,10 +59,14 @@ def stsb_sentences(path: Path = STSB_TEST) -> list[str]:
 
 
 def interleaved(runs: dict[str, Callable[[], object]], repeats: int,
-                before: Callable[[str], None] | None = None) -> dict[str, list[float]]:
-    """Seconds of each run, ``repeats`` times, alternating between the runs; ``before(name)`` is untimed."""
+                before: Callable[[str], None] | None = None,
+                loads: list[list[float]] | None = None) -> dict[str, list[float]]:
+    """Seconds of each run, ``repeats`` times, alternating between the runs; ``before(name)`` is untimed;
+    ``loads`` gets the load average at the start of every round."""
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
+        if loads is not None:
+            loads.append([round(x, 2) for x in os.getloadavg()])
         for name, fn in runs.items():
             if before is not None:
                 before(name)

@@ -79,18 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         return go
 
     runs = {name: run(name) for name in backends}
-    loads: list[list[float]] = []
-
-    def cold(name: str) -> None:
-        if name == next(iter(runs)):
-            loads.append([round(x, 2) for x in os.getloadavg()])
-        clear_cache(lm)
-
     for name in runs:  # warm-up: sessions and first-call allocations
-        cold(name)
+        clear_cache(lm)
         run(name)()
-    loads.clear()
-    times = interleaved(runs, args.repeats, before=cold)
+    loads: list[list[float]] = []
+    times = interleaved(runs, args.repeats, before=lambda name: clear_cache(lm), loads=loads)
     half = len(left)
     ref = out["fp32 torch"]
     rows = []

@@ -112,13 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         clear_cache(lm)
         run()
     loads: list[list[float]] = []
-
-    def cold(name: str) -> None:
-        if name == next(iter(runs)):
-            loads.append([round(x, 2) for x in os.getloadavg()])
-        clear_cache(lm)
-
-    times = interleaved(runs, args.repeats, before=cold)
+    times = interleaved(runs, args.repeats, before=lambda name: clear_cache(lm), loads=loads)
     threads = max(max_threads(), torch.get_num_threads())
     mean_rows = int(np.mean([max(b) * len(b) for b in our_batches]))
     sgemm_by_rows = {rows: round(sgemm_rate(hidden, ffn, rows, threads), 1) for rows in (mean_rows, 512, 2048)}

@@ -194,8 +194,6 @@ def main(argv: list[str] | None = None) -> int:
     loads: list[list[float]] = []
 
     def cold(name: str) -> None:  # each of our runs starts from an empty cache
-        if name == next(iter(runs)):
-            loads.append([round(x, 2) for x in os.getloadavg()])
         if name in models:
             clear_cache(models[name])
 
@@ -203,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ours(lm)()
     if fast is not None:
         ours(fast)()
-    times = interleaved(runs, args.repeats, before=cold)
+    times = interleaved(runs, args.repeats, before=cold, loads=loads)
     times.update(peer_seconds)  # the peer's own clock around encode, not our round trip to it
     stats_cold = cache_stats(lm)
     warm = interleaved({"ours warm cache": ours(lm)}, args.repeats)  # the cache holds every sentence now

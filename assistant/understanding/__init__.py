@@ -38,9 +38,6 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
-#: Words that point back at the previous reply itself: with an option said and no other word left, a change to it
-#: ("show those in glove space", "which words drove that prediction?").
-_POINTS_BACK = re.compile(r"\b(?:it|them|those|that|these|there)\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
@@ -169,8 +166,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
     adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
-    points_back = (not read.quoted and bool(said.options) and _POINTS_BACK.search(read.rest) is not None
-                   and not _POINTS_BACK.sub(" ", leftover).strip())
+    # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
+    points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
+                   and not fill.REFERS_BACK.sub(" ", leftover).strip())
     if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding and not points_back:
         return None
     texts: list[str] = []
