@@ -353,6 +353,8 @@ def test_a_conversation_refers_back_by_count_pronoun_name_and_row_id(hub, run):
     assert run("neighbors bank", session).ok
     assert run("give me 25 of them", session).interpreted_as == "neighbors bank --k 25"
     assert run("show those in glove space", session).interpreted_as == "neighbors bank --k 25 --space glove"
+    said = run("tokenise this: I can't believe it", session)  # "it" after the colon is a text, not the last one
+    assert said.interpreted_as == "tokenize I can't believe it"
     ids = understand("why is #3 so close to #17?", Session(), hub, TABLE, hub.settings)
     assert ids.line == "why #3 | #17"  # row ids are texts as written
     corpus = Session()

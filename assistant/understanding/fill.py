@@ -22,6 +22,7 @@ _HOW_MANY = {"two": 2, "three": 3}
 
 def referred_texts(question: str, previous: list[str]) -> list[str]:
     """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
+    question = question.split(":", 1)[0]  # after a colon are the texts it carries ("tokenise this: I believe it")
     if not previous or REFERS_BACK.search(question) is None:
         return []
     some = re.search(r"\bthe\s+(first|last)\s+(two|three)\b", question, re.I)
