@@ -107,7 +107,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = parse(last[0], table, settings).texts if last is not None else []
     try:
         line = fill.line_for(routing.best.spec, question, table, previous,
-                             follows=_FOLLOW_UP.match(question) is not None)
+                             follows=_FOLLOW_UP.match(question) is not None, own_model=session.model or settings.model)
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away

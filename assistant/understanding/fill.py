@@ -13,7 +13,7 @@ from tools.core.errors import UserError
 from tools.core.text import code
 
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
-REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|that|the\s+(?:two\s+)?(?:sentences|texts)|"
+REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"there(?=\W*$))\b", re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}
@@ -45,10 +45,10 @@ def asking_words(spec: Command) -> frozenset[str]:
     return slots_mod.asking_words(spec.phrasings)
 
 
-def read(question: str, spec: Command) -> tuple[Slots, dict[str, str]]:
-    """The question's texts and the options of ``spec`` said in its words."""
+def read(question: str, spec: Command, own_model: str | None = None) -> tuple[Slots, dict[str, str]]:
+    """The question's texts and the options of ``spec`` said in its words (``own_model``: the conversation's)."""
     outside = slots_mod.read(question).rest
-    said = spoken.read(outside, spec)
+    said = spoken.read(outside, spec, own_model)
     return slots_mod.read(question, unquoted=said.rest, asking=asking_words(spec)), said.options
 
 
@@ -88,16 +88,19 @@ def as_text(text: str) -> str:
 
 
 def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
-             follows: bool = False) -> str:
+             follows: bool = False, own_model: str | None = None) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
     quotes that refers back ("why are they similar?"), or that ``follows`` on the previous reply and carries too few
-    texts of its own ("and what does GloVe say?"), runs on the ``previous`` command's texts."""
-    slots, options = read(question, spec)
+    texts of its own ("and what does GloVe say?"), runs on the ``previous`` command's texts. ``own_model``: the
+    conversation's model, which a second model named beside it is compared with."""
+    slots, options = read(question, spec, own_model)
     referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
     texts = referred or texts_for(spec, slots, table)
     if follows and previous and not slots.quoted and len(texts) < spec.texts.least:
         texts = previous if spec.texts.most is None else previous[:spec.texts.most]
     texts, options = spec.question_options(texts, options)
+    options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
+               if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}
     least = spec.texts.least
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"

@@ -19,7 +19,7 @@ from tools.core.errors import UserError
 
 #: How people name an option (the row's option names are always accepted too).
 OPTION_WORDS: dict[str, tuple[str, ...]] = {
-    "layer": ("layer",),
+    "layer": ("layer", "hidden state"),
     "head": ("head",),
     "heads": ("heads",),
     "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers"),
@@ -53,9 +53,9 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "max_length": ("max length", "max_length", "maximum length"),
     "concat-last4": ("concat-last4", "concat\\w* (?:of )?(?:the )?last (?:4|four)(?: layers)?",
                      "(?:the )?last (?:4|four) layers,? concatenated", "concat\\w* last4"),
-    "sum-last4": ("sum-last4", "sum(?:med)? (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+    "sum-last4": ("sum-last4", "sum(?:med|ming)? (?:of |up )?(?:the )?last (?:4|four)(?: layers)?",
                   "(?:the )?last (?:4|four) layers,? summed"),
-    "mean-last4": ("mean-last4", "(?:mean|average) (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+    "mean-last4": ("mean-last4", "(?:mean|averag(?:e|ed|ing)) (?:of |over )?(?:the )?last (?:4|four)(?: layers)?",
                    "(?:the )?last (?:4|four) layers,? averaged"),
     "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
     "sum-all": ("sum-all", "sum of all(?: the)? layers"),
@@ -106,7 +106,7 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
-    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)",
+    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)"),
 }
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -122,6 +122,8 @@ _LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|th
 _JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
+#: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
+_NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
 
@@ -141,8 +143,10 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-def read(text: str, spec: Command) -> Spoken:
-    """The options of ``spec`` said in ``text`` (a question outside its quotes)."""
+def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
+    """The options of ``spec`` said in ``text`` (a question outside its quotes). An option that takes one model
+    names the model that is not ``own_model`` (the conversation's) when the question names both ("show bert-base
+    next to minilm" on minilm is ``--vs bert-base``)."""
     found: dict[str, str] = {}
     cuts: list[tuple[int, int]] = []
 
@@ -172,12 +176,15 @@ def read(text: str, spec: Command) -> Spoken:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
                 m = _pattern(rf"{_LEAD}\b{word}\b").search(text)
                 if m:
-                    keep(option, "", m.span())
+                    negated = _pattern(rf"{_NOT}$").search(text[:m.start()])  # "without the causal mask"
+                    keep(option, "off" if negated else "", (negated.start(), m.end()) if negated else m.span())
         elif takes_models(option):
             named = list(MODEL.finditer(text))
             if named:
                 several = "," in option.usage()
                 names = list(dict.fromkeys(model_name(m) for m in named))
+                if not several and own_model is not None:
+                    names = [n for n in names if n != own_model] or names
                 first = named[0] if several else named[-1]
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
