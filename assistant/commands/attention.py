@@ -103,6 +103,7 @@ class Syntax(Command[Any, Any]):
         'which heads agree with the grammatical structure of "A"?',
         'does attention track syntactic distance in "A"?',
         'what is the parse of "A"?',
+        'spaCy dependency parse of "A" next to its word pieces',
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Any:

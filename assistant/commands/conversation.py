@@ -86,6 +86,7 @@ class History(Command[Any, Result]):
         "list this conversation's history",
         'give me links to my earlier answers',
         'what did I ask before?',
+        "which commands have I run in this conversation?",
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:

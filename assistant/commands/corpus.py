@@ -335,6 +335,8 @@ class Duplicates(Command[Any, Any]):
         "which of my texts are repeated?",
         "show me texts that say the same thing in my file",
         "detect duplicated rows in my dataset",
+        "dedupe my texts",
+        "which pairs of my texts are paraphrases of each other?",
     )
 
     @dataclass(frozen=True)
@@ -361,6 +363,9 @@ class Outliers(Command[Any, Any]):
         "show outliers in my corpus",
         "which texts don't fit with the rest of my file?",
         "anomalies in my dataset",
+        "the most unusual texts in my corpus",
+        "which texts are farthest from all the others?",
+        "the strangest entries in my data",
     )
 
     @dataclass(frozen=True)

@@ -31,6 +31,8 @@ class Map(Command[Any, CorpusMap]):
         "draw a map of my data",
         "visualize my dataset as a scatter plot",
         "where do my texts lie?",
+        "colour the map of my corpus by a column",
+        "plot every text of my corpus",
     )
 
     @dataclass(frozen=True)

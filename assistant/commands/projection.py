@@ -39,6 +39,7 @@ class Project(Command[Any, Any]):
         'where do the tokens of "A" land on a map?',
         'draw a scatter plot of "A", "B" and "C"',
         'visualize the sentence vectors of "A", "B" and "C"',
+        'one point per sentence for "A", "B" and "C"',
         'reduce the embeddings of "A" to two dimensions',
         'show a t-SNE map of "A" and "B"',
         'draw "A" and "B" with UMAP',

@@ -101,6 +101,7 @@ class Why(Command[Any, Any]):
         'what makes these two sentences similar: "A", "B"',
         'explain the similarity of "A" and "B"',
         'which words contribute most to the cosine of "A" and "B"?',
+        'token-pair contributions for "A" versus "B"',
         'why does the model think "A" is like "B"?',
     )
 

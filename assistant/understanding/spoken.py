@@ -303,7 +303,7 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
         words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
         words += [n.removesuffix("s") + "s?" for n in (getattr(spec, "name", ""), *getattr(spec, "aliases", ()))
                   if re.fullmatch(r"[a-z]+", n)]  # "into 3 topics" (`clusters` is also `topics`)
-        words += ["them", "those"]  # "give me 25 of them"
+        words += ["them", "those", "texts?", "entr(?:y|ies)", "items?"]  # "25 of them", "the 5 weirdest entries"
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
 
