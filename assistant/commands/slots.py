@@ -22,7 +22,8 @@ _QUOTED = re.compile(
 #: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one, or "the int8
 #: version of" before one), or a hub id ``org/name``.
 _KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
-MODEL = re.compile(r"(?<![\w/-])(?P<before>int8\s+(?:version|copy|model)\s+of\s+(?:the\s+)?)?(?P<name>"
+MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:fast\s+|faster\s+)?"
+                   r"(?:version|copy|model|variant)\s+of\s+(?:the\s+)?)?(?P<name>"
                    + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: What the router sees in place of a quoted text.

@@ -33,15 +33,18 @@ from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
+                        r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|switch to|"
                         r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
+#: A question that asks for the previous command once more, as it was.
+_RUN_AGAIN = re.compile(r"^\s*(?:please\s+)?(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)"
+                        r"(?:\s+(?:again|once more))?(?:\s+please)?\s*[.!?]*\s*$", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
-_SWITCH = re.compile(r"\b(?:switch|change|swap|load)\b", re.I)
+_SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
 #: "the int8 model": this conversation's model on the int8 path.
 _INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
@@ -162,6 +165,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if (last := _previous(session, table)) is None:
         return None
     previous, spec = last
+    if _RUN_AGAIN.match(question):  # "run that again"
+        return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
