@@ -16,6 +16,7 @@ from assistant.session import Session
 from assistant.understanding import fill, is_question, slots, spoken, understand
 from tests.conftest import ROOT
 from tests.question_sets import SETS, questions, score
+from tools.core.results import Result
 
 #: Rows a question can be routed to (`again` is reached by follow-ups, never by the router).
 ROUTABLE = [spec for spec in COMMANDS if spec.name != "again"]
@@ -27,21 +28,22 @@ def test_every_routable_row_has_at_least_five_phrasings():
 
 
 def test_the_question_sets_are_big_enough_and_valid():
-    main, held, fresh, fresh2 = (questions(SETS[k]) for k in ("tuning", "held-out", "fresh", "fresh2"))
-    assert len(main) >= 150 and len(held) >= 50 and len(fresh) >= 100 and len(fresh2) >= 100
-    assert all(sum(1 for r in rows if r.get("before")) >= 25 for rows in (fresh, fresh2))  # multi-turn conversations
-    for row in main + held + fresh + fresh2:
+    main, held, *fresh = (questions(SETS[k]) for k in SETS)
+    assert len(main) >= 150 and len(held) >= 50 and all(len(rows) >= 100 for rows in fresh)
+    assert all(sum(1 for r in rows if r.get("before")) >= 25 for rows in fresh)  # multi-turn conversations
+    every = [row for rows in (main, held, *fresh) for row in rows]
+    for row in every:
         parse(row["line"], TABLE)  # every expected line is a real command line
     phrasings = {p.lower() for spec in COMMANDS for p in spec.phrasings}
-    assert not phrasings & {r["q"].lower() for r in main + held + fresh + fresh2}
+    assert not phrasings & {r["q"].lower() for r in every}
 
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The classifier's weight was chosen on the tuning, held-out and
 #: fresh sets; fresh2 was written before it and measured once after (84.9% / 66.8%; its misses then guided
 #: the follow-up words, the texts after a colon and "int8 ... of minilm").
-FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.91, 0.87), "fresh2": (0.89, 0.84),
-          "fresh3": (0.90, 0.89)}
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.93, 0.90), "fresh2": (0.90, 0.85),
+          "fresh3": (0.90, 0.89), "fresh4": (0.89, 0.88)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -408,6 +410,14 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("score minilm and bert-small on STS-B", "benchmark --models minilm,bert-small"),
     ("the ten biggest outliers of my corpus, each measured against 5 neighbours", "outliers --top 10 --k 5"),
     ("attention of 'the cat sat' in layer three, head two", "attend the cat sat --layer 3 --head 2"),
+    # a second model named beside the conversation's (minilm) is the one side by side, wherever it stands
+    ("which words sit next to 'Paris' in bert-small compared to minilm?", "neighbors Paris --vs bert-small"),
+    ("is minilm more anisotropic than bert-base? show both", "contextuality --vs bert-base"),
+    ("averaging the last four layers, is 'bank' the same in 'the river bank' and 'the bank loan'?",
+     "word bank | the river bank | the bank loan --strategy mean-last4"),  # a strategy said with -ing
+    ("use the quantized version of minilm from now on", "model minilm:int8"),
+    ("the 5 strangest entries in my corpus", "outliers --top 5"),  # "entries" counts
+    ("what does 'bank' look like at hidden state 0? embed it", "embed bank --layer 0"),
 ])
 def test_questions_with_options_and_models_in_words(hub, question, line):
     """Options a command declares and a question says count for that command; model names route as one."""
@@ -422,3 +432,19 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     assert added.follow_up and added.line == "compare A cat sat. | A kitten sat. | a dog ran"
     assert understand("and with every pooling", session, hub, TABLE, hub.settings).line == (
         "compare A cat sat. | A kitten sat. --pool all")
+
+
+@pytest.mark.parametrize("before, question, line", [
+    ("mask The [MASK] sat on the mat. --why", "without the attributions this time", "mask The [MASK] sat on the mat."),
+    ("selfattn The cat sat on the mat --causal", "no causal mask this time", "selfattn The cat sat on the mat"),
+    ("compare a cat | a dog", "run it again", "compare a cat | a dog"),
+    ("project a cat | a dog | a bird --method pca", "switch to tsne", "project a cat | a dog | a bird --method tsne"),
+    ("attend The cat sat on the mat", "rebuild its attention by hand", "selfattn The cat sat on the mat"),
+    ("compare a cat | a dog", "go back to minilm", "model minilm"),
+])
+def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hub, before, question, line):
+    """In a conversation: "without"/"no" turn a flag of the last reply off, "run it again" reruns it, "switch to"
+    changes its option, "its" points at its texts, and "go back to" a model switches the conversation's model."""
+    session = Session()
+    session.remember(before, Result(before.split()[0], ""))
+    assert understand(question, session, hub, TABLE, hub.settings).line == line
