@@ -418,6 +418,8 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("use the quantized version of minilm from now on", "model minilm:int8"),
     ("the 5 strangest entries in my corpus", "outliers --top 5"),  # "entries" counts
     ("what does 'bank' look like at hidden state 0? embed it", "embed bank --layer 0"),
+    ("what are river's nearest neighbours?", "neighbors river"),  # a possessive is the word
+    ("which words are nearest to tea in the input embeddings", "neighbors tea"),  # the word, not the words after it
 ])
 def test_questions_with_options_and_models_in_words(hub, question, line):
     """Options a command declares and a question says count for that command; model names route as one."""
@@ -441,6 +443,7 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     ("project a cat | a dog | a bird --method pca", "switch to tsne", "project a cat | a dog | a bird --method tsne"),
     ("attend The cat sat on the mat", "rebuild its attention by hand", "selfattn The cat sat on the mat"),
     ("compare a cat | a dog", "go back to minilm", "model minilm"),
+    ("mask The [MASK] sat on the mat.", "which words drove that prediction?", "mask The [MASK] sat on the mat. --why"),
 ])
 def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hub, before, question, line):
     """In a conversation: "without"/"no" turn a flag of the last reply off, "run it again" reruns it, "switch to"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -274,8 +275,8 @@ class Neighbors(Command[Any, Neighbours]):
         return -PHRASE_PENALTY if slots.quoted and any(len(t.split()) > 1 for t in slots.texts) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        word = slots.word or (slots.texts[0].split()[-1] if slots.texts else None)
-        return [word.strip(".,?!")] if word else []
+        word = slots.word or (slots.texts[0].split()[0] if slots.texts else None)  # "coffee in the input embeddings"
+        return [re.sub(r"['\u2019]s$", "", word.strip(".,?!"))] if word else []  # "bank's neighbours": bank
 
 
 def word_first(command: Command[Any, Any], slots: Slots, always: bool) -> list[str] | None:

@@ -106,7 +106,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
-    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)", "attributions?",
+    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)(?: (?:that|the|this|those|these|its) "
+            "(?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)"),
 }
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
