@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from scipy.sparse import csr_matrix, hstack
 from sentence_transformers import util
+from sklearn import config_context
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -213,8 +214,9 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
         if row not in best or score > best[row].score:
             best[row] = Ranked(index.specs[row], score, index.phrasings[i], score)
     slots = read(question)
-    said_words = index.words.transform([framed])
-    likely = index.probabilities(queries_vectors[0], said_words)
+    with config_context(assume_finite=True, skip_parameter_validation=True):  # one row: the checks cost more
+        said_words = index.words.transform([framed])
+        likely = index.probabilities(queries_vectors[0], said_words)
     fits = {row: fit(r.spec, slots) for row, r in best.items()}
     ranked = sorted((replace(r, score=r.score + fits[row] + CLASSIFIER_WEIGHT * float(likely[row]), fit=fits[row])
                      for row, r in best.items()), key=lambda r: -r.score)

@@ -162,23 +162,18 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
         cuts.append(span)
 
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
-    for option in sorted(spec.options, key=lambda o: -len(o.name)):
-        if not _counts(option):
-            continue
-        for word in _names(spec, option):
-            before = _pattern(rf"{_LEAD}\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
-            gap = 2 if option.name == _count(spec) else 1  # "the 10 most unusual texts"
-            after = _pattern(rf"{_LEAD}\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
-            for pattern in ((after, before) if option.name == "dims" else (before, after)):
-                for m in pattern.finditer(text):
-                    keep(option, _number(m.group(1)), m.span())
+    for option, patterns in _number_patterns(spec) if _pattern(rf"\b{_NUMBER}").search(text) else ():
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
     for option in spec.options:
         if option.is_flag:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
-                m = _pattern(rf"{_LEAD}\b{word}\b").search(text)
+                m = _pattern(rf"\b{word}\b").search(text)
                 if m:
                     negated = _pattern(rf"{_NOT}$").search(text[:m.start()])  # "without the causal mask"
-                    keep(option, "off" if negated else "", (negated.start(), m.end()) if negated else m.span())
+                    keep(option, "off" if negated else "",
+                         (negated.start(), m.end()) if negated else _with_lead(text, *m.span()))
         elif takes_models(option):
             named = list(MODEL.finditer(text))
             if named:
@@ -203,6 +198,27 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
     for start, end in sorted(cuts, reverse=True):
         rest = rest[:start] + " " + rest[end:]
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
+
+
+@functools.lru_cache(maxsize=256)
+def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str], ...]], ...]:
+    """Each option of ``spec`` that takes a number, longer names first, with the patterns that say it: its
+    name then the number ("layer 2"), the number then its name ("3 heads"; "the 10 most unusual texts" for a
+    command's count), in that order ("in 3D": number first for ``dims``). Built once per row; the words that
+    lead into a match ("at", "with") are added to its span after it is found (a leading group would make
+    every pattern try every position)."""
+    out = []
+    for option in sorted(spec.options, key=lambda o: -len(o.name)):
+        if not _counts(option):
+            continue
+        gap = 2 if option.name == _count(spec) else 1
+        patterns: list[re.Pattern[str]] = []
+        for word in _names(spec, option):
+            before = _pattern(rf"\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
+            after = _pattern(rf"\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
+            patterns += (after, before) if option.name == "dims" else (before, after)
+        out.append((option, tuple(patterns)))
+    return tuple(out)
 
 
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
