@@ -213,7 +213,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     has no side-by-side form, the sentence that says so. Otherwise the line is read once as a question, and the
     reading runs when the line is shaped like a sentence (quotes, a colon, "and", a question mark, a word pointing
     back) and reads as the command it starts with ("compare 'a cat' and 'a dog'", "why?"), or says that command's
-    options in words ("cluster the reviews corpus into 8 groups"); or, for a line without `|` or options, when its
+    options in words ("cluster the reviews corpus into 8 groups"), or its command takes no texts ("export the
+    conversation"); or, for a line without `|` or options, when its
     first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of one ("explain
     ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
     if not line.split():
@@ -234,7 +235,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     read = understand(line, session, hub, TABLE, settings)
     if read.line is None:
         return None
-    if typed is not None and read.line.split()[0] == typed.name and (shaped or " --" in read.line):
+    same = typed is not None and read.line.split()[0] == typed.name
+    if same and (shaped or " --" in read.line or typed.texts.most == 0):  # "export the conversation": no texts
         return read
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line])):
         return read

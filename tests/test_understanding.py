@@ -286,6 +286,8 @@ def test_a_command_written_as_a_sentence_still_runs(run):
     ("probe each layer for dependency labels", "probe --task dep"),  # its options said in words
     ("corpus use reviews", "corpus use reviews"),  # a typed command stays as typed
     ("tokenize BERT provides contextual embeddings.", "tokenize BERT provides contextual embeddings."),
+    ("export the whole conversation", "export"),  # a command that takes no texts, then words: a sentence
+    ("outliers in my reviews", "outliers"),
 ])
 def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     """What runs is decided once (`dispatch.read_line`) for every face and for the question sets' scores."""
@@ -420,6 +422,9 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("what does 'bank' look like at hidden state 0? embed it", "embed bank --layer 0"),
     ("what are river's nearest neighbours?", "neighbors river"),  # a possessive is the word
     ("which words are nearest to tea in the input embeddings", "neighbors tea"),  # the word, not the words after it
+    ("explain the map command to me", "help map"),  # a command's name before another command's other name
+    ("what cosine does the int8 model give 'a cat' and 'a kitten'? show both",
+     "compare a cat | a kitten --vs minilm:int8"),  # "the int8 model": the conversation's model's int8 path
 ])
 def test_questions_with_options_and_models_in_words(hub, question, line):
     """Options a command declares and a question says count for that command; model names route as one."""
@@ -444,6 +449,9 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     ("attend The cat sat on the mat", "rebuild its attention by hand", "selfattn The cat sat on the mat"),
     ("compare a cat | a dog", "go back to minilm", "model minilm"),
     ("mask The [MASK] sat on the mat.", "which words drove that prediction?", "mask The [MASK] sat on the mat. --why"),
+    ("neighbors king", "what does glove say about it", "neighbors king --space glove"),
+    ("compare a cat | a dog", "does that change on the int8 model? show both",
+     "compare a cat | a dog --vs minilm:int8"),
 ])
 def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hub, before, question, line):
     """In a conversation: "without"/"no" turn a flag of the last reply off, "run it again" reruns it, "switch to"

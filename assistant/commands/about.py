@@ -78,6 +78,7 @@ class Help(Command[Any, Result]):
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and table[w].name != "help"]
+        named.sort(key=lambda w: table[w].name != w)  # "explain the benchmark command": a name before another name
         return [table[named[0]].name] if named else []
 
 

@@ -337,6 +337,7 @@ class Duplicates(Command[Any, Any]):
         "detect duplicated rows in my dataset",
         "dedupe my texts",
         "which pairs of my texts are paraphrases of each other?",
+        "which of my texts are near copies of each other?",
     )
 
     @dataclass(frozen=True)

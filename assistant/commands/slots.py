@@ -26,6 +26,8 @@ MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:fast\s+|fa
                    r"(?:version|copy|model|variant)\s+of\s+(?:the\s+)?)?(?P<name>"
                    + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
                    + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
+#: "the int8 model": the conversation's model on the int8 path (said without its name).
+INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)

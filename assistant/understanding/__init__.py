@@ -34,6 +34,7 @@ from tools.models.names import FAST_SUFFIX, split_fast
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|switch to|"
+                        r"what (?:does|do|would) [\w:-]+ say|"
                         r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
 #: A question that asks for the previous command once more, as it was.
@@ -45,8 +46,6 @@ _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
 _SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
-#: "the int8 model": this conversation's model on the int8 path.
-_INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
@@ -208,7 +207,7 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     found = slots.MODEL.search(question)
     if found is not None:
         other = slots.model_name(found)
-    elif _INT8.search(question):
+    elif slots.INT8.search(question):
         other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
     else:
         return None

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from assistant.commands.base import Command
 from assistant.commands.options import Option, ParamType
-from assistant.commands.slots import MODEL, model_name
+from assistant.commands.slots import INT8, MODEL, model_name
 from tools.core.errors import UserError
+from tools.models.names import FAST_SUFFIX
 
 #: How people name an option (the row's option names are always accepted too).
 OPTION_WORDS: dict[str, tuple[str, ...]] = {
@@ -176,7 +177,10 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
                          (negated.start(), m.end()) if negated else _with_lead(text, *m.span()))
         elif takes_models(option):
             named = list(MODEL.finditer(text))
-            if named:
+            fast = INT8.search(text)
+            if not named and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
+                keep(option, own_model + FAST_SUFFIX, _with_lead(text, *fast.span()))  # "does the int8 model agree?"
+            elif named:
                 several = "," in option.usage()
                 names = list(dict.fromkeys(model_name(m) for m in named))
                 if not several and own_model is not None:
