@@ -423,6 +423,8 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("what are river's nearest neighbours?", "neighbors river"),  # a possessive is the word
     ("which words are nearest to tea in the input embeddings", "neighbors tea"),  # the word, not the words after it
     ("explain the map command to me", "help map"),  # a command's name before another command's other name
+    ("attention rollout of 'The cat sat on the mat.' on minilm and bert-small",  # a quoted sentence is no model
+     "rollout The cat sat on the mat. --method rollout --vs bert-small"),
     ("what cosine does the int8 model give 'a cat' and 'a kitten'? show both",
      "compare a cat | a kitten --vs minilm:int8"),  # "the int8 model": the conversation's model's int8 path
 ])
@@ -450,6 +452,8 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     ("compare a cat | a dog", "go back to minilm", "model minilm"),
     ("mask The [MASK] sat on the mat.", "which words drove that prediction?", "mask The [MASK] sat on the mat. --why"),
     ("neighbors king", "what does glove say about it", "neighbors king --space glove"),
+    ("duplicates", "lower it to 0.85", "duplicates --threshold 0.85"),  # a verb, a pronoun, a value
+    ("tokenize Hello world", "pad it to 12", "tokenize Hello world --max-length 12 --padding max_length"),
     ("compare a cat | a dog", "does that change on the int8 model? show both",
      "compare a cat | a dog --vs minilm:int8"),
 ])

@@ -26,6 +26,8 @@ ABOUT_TYPING = re.compile(r"\b(?:options?|flags?|usage|syntax|arguments?|paramet
                           r"how (?:do i|to|can i|should i) (?:use|type|write))\b", re.I)
 #: What a question that names a command and asks how it is typed adds to ``help``'s score.
 NAMED_BONUS = 0.3
+#: What a quoted sentence takes from `model` (it names a text, not a model).
+SENTENCE_PENALTY = 0.15
 
 
 @register
@@ -113,6 +115,10 @@ class Model(Command[Any, Result]):
             result = replies.describe(info.description(loaded))
             return dataclasses.replace(result, text=f"Switched this conversation to **{loaded.name}**. " + result.text)
         return replies.describe(info.description(ctx.model()))
+
+    def fit(self, slots: Slots) -> float:
+        """A quoted sentence is no model's name: a question that carries one asks another command about it."""
+        return -SENTENCE_PENALTY if slots.quoted and any(len(t.split()) > 1 for t in slots.texts) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         if slots.quoted:
