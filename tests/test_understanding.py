@@ -423,6 +423,8 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("what are river's nearest neighbours?", "neighbors river"),  # a possessive is the word
     ("which words are nearest to tea in the input embeddings", "neighbors tea"),  # the word, not the words after it
     ("explain the map command to me", "help map"),  # a command's name before another command's other name
+    ("how does each token of 'The bank was closed.' move from its static row to its contextual vector?",
+     "project The bank was closed. --level tokens --basis vocab"),  # "its static row": the vocabulary basis
     ("attention rollout of 'The cat sat on the mat.' on minilm and bert-small",  # a quoted sentence is no model
      "rollout The cat sat on the mat. --method rollout --vs bert-small"),
     ("what cosine does the int8 model give 'a cat' and 'a kitten'? show both",

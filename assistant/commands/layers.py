@@ -129,6 +129,7 @@ class Cka(Command[Any, Any]):
         "CKA between layers",
         "which layers learn similar representations?",
         "centered kernel alignment heatmap of the layers",
+        "a layer similarity heatmap",
         "layer-by-layer similarity of this model against another model",
         "compare the layers of minilm with those of bert-base",
         "how do the layers of this model line up with mpnet's?",

@@ -46,6 +46,7 @@ class Project(Command[Any, Any]):
         'a 3D projection of "A" and "B"',
         'map the tokens of "A" in the vocabulary basis',
         'which tokens of "A" cluster together?',
+        'how far does each token of "A" move from its vocabulary row to its contextual vector?',
     )
 
     @dataclass(frozen=True)

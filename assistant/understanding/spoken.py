@@ -76,7 +76,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
-    "vocab": ("vocab", "vocabulary"),
+    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
     "html": ("html",),
     "markdown": ("markdown", "md"),
 }
