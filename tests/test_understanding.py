@@ -423,6 +423,8 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("what are river's nearest neighbours?", "neighbors river"),  # a possessive is the word
     ("which words are nearest to tea in the input embeddings", "neighbors tea"),  # the word, not the words after it
     ("explain the map command to me", "help map"),  # a command's name before another command's other name
+    ("look through the reviews corpus for broken screens", "search broken screens --corpus reviews"),
+    ("max-flow attention for: Birds fly south.", "rollout Birds fly south. --method flow"),
     ("how does each token of 'The bank was closed.' move from its static row to its contextual vector?",
      "project The bank was closed. --level tokens --basis vocab"),  # "its static row": the vocabulary basis
     ("attention rollout of 'The cat sat on the mat.' on minilm and bert-small",  # a quoted sentence is no model
@@ -456,6 +458,14 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     ("neighbors king", "what does glove say about it", "neighbors king --space glove"),
     ("duplicates", "lower it to 0.85", "duplicates --threshold 0.85"),  # a verb, a pronoun, a value
     ("tokenize Hello world", "pad it to 12", "tokenize Hello world --max-length 12 --padding max_length"),
+    ("neighbors king", "try 15 instead", "neighbors king --k 15"),  # a bare number is the command's count
+    ("mask The [MASK] sat on the mat.", "top 2 only", "mask The [MASK] sat on the mat. --top 2"),
+    ("probe", "now with another seed, 5", "probe --seed 5"),
+    ("attend The cat sat on the mat", "side by side with bert-base", "attend The cat sat on the mat --vs bert-base"),
+    ("compare a | b --pool cls", "reset the pooling", "compare a | b"),  # back to an option's default
+    ("compare a | b --layer 2", "back to the last layer", "compare a | b"),
+    ("attend The cat sat on the mat --layer 2", "recompute that layer by hand from the query, key and value weights",
+     "selfattn The cat sat on the mat --layer 2"),  # "that layer": the previous command's
     ("compare a cat | a dog", "does that change on the int8 model? show both",
      "compare a cat | a dog --vs minilm:int8"),
 ])

@@ -32,7 +32,8 @@ ORDER = 65
 YOURS = re.compile(r"\b(?:in|from|among|across|of)\s+(?:my|our|the)\s+(?:own\s+)?(?:file|files|corpus|corpora|data|"
                    r"dataset|texts|documents|reviews|csv)\b", re.I)
 #: What an unquoted query says before its subject ("the ones about", "texts similar to").
-ABOUT = re.compile(r"^.*?\b(?:about|mentioning|mention|regarding|similar to|related to|concerning)\s+", re.I)
+ABOUT = re.compile(r"^.*?\b(?:about|mentioning|mention|regarding|similar to|related to|concerning|"
+                   r"(?:look|search|hunt|check|through)\w*\s+(?:\w+\s+){0,4}?for)\s+", re.I)
 #: What a text with a blank to fill costs `search`.
 BLANK_PENALTY = 0.15
 #: How long `corpus load` follows its job on the page before answering that it goes on: this share of the time

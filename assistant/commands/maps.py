@@ -33,6 +33,7 @@ class Map(Command[Any, CorpusMap]):
         "where do my texts lie?",
         "colour the map of my corpus by a column",
         "plot every text of my corpus",
+        "a UMAP layout of my corpus",
     )
 
     @dataclass(frozen=True)

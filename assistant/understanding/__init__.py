@@ -34,9 +34,11 @@ from tools.models.names import FAST_SUFFIX, split_fast
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|switch to|"
-                        r"what (?:does|do|would) [\w:-]+ say|"
+                        r"what (?:does|do|would) [\w:-]+ say|side by side|"
                         r"colou?r (?:it|them))\b"
-                        r"|.*\b(?:instead|this time|rather|of them|of those)\b)", re.I)
+                        r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
+#: "that layer", "the same head": the previous command's value of that option.
+_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:please\s+)?(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)"
                         r"(?:\s+(?:again|once more))?(?:\s+please)?\s*[.!?]*\s*$", re.I)
@@ -112,9 +114,23 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              follows=_FOLLOW_UP.match(question) is not None, own_model=session.model or settings.model)
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
+    line = _same_as_before(question, line, last, routing.best.spec, table, settings)
     # a close call runs the best reading and offers the runner-up one click away
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
+
+
+def _same_as_before(question: str, line: str, last: tuple[str, Command] | None, spec: Command,
+                    table: Mapping[str, Command], settings: Settings) -> str:
+    """``line`` with the previous command's layer or head when the question says "that layer" / "the same head"."""
+    if last is None:
+        return line
+    before = parse(last[0], table, settings).options
+    for name in _SAME.findall(question):
+        name = name.lower()
+        if f"--{name}" not in line and spec.option(name) is not None and before.get(name) is not None:
+            line += f" --{name} {before[name]}"
+    return line
 
 
 def _named_alone(question: str, session: Session, table: Mapping[str, Command],
@@ -168,6 +184,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     said = spoken.read(read.rest, spec)
+    reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
+    said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
     adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
@@ -180,6 +198,10 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = parse(previous, table, settings).texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, previous, read, table, settings)
+    count = spoken.count_option(spec)
+    number = re.fullmatch(r"\D*?(\d+)\D*", read.rest) if not said.options and not texts else None
+    if number is not None and count is not None:  # "try 12 instead": the command's count
+        said.options[count] = number.group(1)
     if not said.options and not texts:
         return None
     options = {spec.option(name).dest: value for name, value in said.options.items()}

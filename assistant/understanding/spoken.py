@@ -43,7 +43,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "data": ("split", "set", "data", "on"),
     "padding": ("padding", "pad", "padded", "pad to"),
     "format": ("format", "as"),
-    "basis": ("basis", "from"),
+    "basis": ("basis", "from", "space"),
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
@@ -59,6 +59,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
                   "(?:the )?last (?:4|four) layers,? summed"),
     "mean-last4": ("mean-last4", "(?:mean|averag(?:e|ed|ing)) (?:of |over )?(?:the )?last (?:4|four)(?: layers)?",
                    "(?:the )?last (?:4|four) layers,? averaged"),
+    "first": ("first", "first[- ]layer"),
+    "flow": ("flow", "max[- ]flow", "maximum flow", "attention flow"),
     "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
     "sum-all": ("sum-all", "sum of all(?: the)? layers"),
     "all": ("all", "every", "each", "both"),
@@ -108,8 +110,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
-    "why": ("(?:words|tokens) (?:drove|drive|drives|made|caused|decided)(?: (?:that|the|this|those|these|its) "
-            "(?:predictions?|fills?|guess(?:es)?))?", "attributions?",
+    "why": ("(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
+            "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)"),
 }
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -219,11 +221,30 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         gap = 2 if option.name == _count(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:)?\s*{_NUMBER}\b")
+            before = _pattern(rf"\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:|,)?\s*{_NUMBER}\b")
             after = _pattern(rf"\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         out.append((option, tuple(patterns)))
     return tuple(out)
+
+
+def back_to_default(text: str, spec: Command) -> Spoken:
+    """The options of ``spec`` that ``text`` sets back ("back to the last layer", "drop the layer option", "reset
+    the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
+    found = Spoken(rest=text)
+    for option in spec.options:
+        names = "|".join(_names(spec, option)[:2])  # the option's own name and its usual word
+        said = _pattern(rf"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+                        rf"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{names})s?(?:\s+option)?\b")
+        if said.search(found.rest):
+            found.options[option.name] = "default"
+            found.rest = said.sub(" ", found.rest)
+    return found
+
+
+def count_option(spec: Command) -> str | None:
+    """The option that says how many results ``spec`` shows, if it has one."""
+    return _count(spec)
 
 
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
