@@ -9,6 +9,8 @@
   README, COMMANDS.md and ``help`` (never the router, its phrasings or the other sets); 44 multi-turn rows.
 - ``questions_fresh3.jsonl``: written apart the same way, before the next router change (257 rows, 64 multi-turn).
 - ``questions_fresh4.jsonl``: written apart the same way, before the next router change (257 rows, 76 multi-turn).
+- ``questions_fresh5.jsonl``: written apart the same way while the router changed, scored once before its misses
+  were read (278 rows, 102 multi-turn).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from tools.models.hub import ModelHub
 DATA = Path(__file__).parent / "data"
 SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fresh": "questions_fresh.jsonl",
         "fresh2": "questions_fresh2.jsonl", "fresh3": "questions_fresh3.jsonl",
-        "fresh4": "questions_fresh4.jsonl"}
+        "fresh4": "questions_fresh4.jsonl", "fresh5": "questions_fresh5.jsonl"}
 
 
 def questions(name: str) -> list[dict]:

@@ -39,11 +39,10 @@ def test_the_question_sets_are_big_enough_and_valid():
 
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
-#: minilm: (command, command+texts+options). The classifier's weight was chosen on the tuning, held-out and
-#: fresh sets; fresh2 was written before it and measured once after (84.9% / 66.8%; its misses then guided
-#: the follow-up words, the texts after a colon and "int8 ... of minilm").
-FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.93, 0.90), "fresh2": (0.90, 0.85),
-          "fresh3": (0.90, 0.89), "fresh4": (0.89, 0.88)}
+#: minilm: (command, command+texts+options). Each fresh set was scored once before its misses were read (the
+#: README gives those clean numbers); since then all of them guided changes, so these floors guard what works.
+FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.94, 0.92), "fresh2": (0.92, 0.88),
+          "fresh3": (0.93, 0.92), "fresh4": (0.91, 0.90), "fresh5": (0.92, 0.90)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
