@@ -463,6 +463,8 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
     ("attend The cat sat on the mat", "side by side with bert-base", "attend The cat sat on the mat --vs bert-base"),
     ("compare a | b --pool cls", "reset the pooling", "compare a | b"),  # back to an option's default
     ("compare a | b --layer 2", "back to the last layer", "compare a | b"),
+    ("attend The cat sat on the mat --layer 1 --head 3", "go back to showing all layers",
+     "attend The cat sat on the mat --head 3"),
     ("attend The cat sat on the mat --layer 2", "recompute that layer by hand from the query, key and value weights",
      "selfattn The cat sat on the mat --layer 2"),  # "that layer": the previous command's
     ("compare a cat | a dog", "does that change on the int8 model? show both",

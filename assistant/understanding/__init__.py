@@ -34,7 +34,7 @@ from tools.models.names import FAST_SUFFIX, split_fast
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|switch to|"
-                        r"what (?:does|do|would) [\w:-]+ say|side by side|"
+                        r"what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head": the previous command's value of that option.
