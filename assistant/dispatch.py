@@ -190,6 +190,8 @@ def _says_options(line: str, verb: str) -> bool:
     return bool(spoken.read(quoted_free(line.split(None, 1)[1] if " " in line.strip() else ""), TABLE[verb]).options)
 
 
+#: Words that point at something that exists ("the conversation", "my reviews"), not at a new text ("a text").
+_DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 
@@ -213,10 +215,10 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     has no side-by-side form, the sentence that says so. Otherwise the line is read once as a question, and the
     reading runs when the line is shaped like a sentence (quotes, a colon, "and", a question mark, a word pointing
     back) and reads as the command it starts with ("compare 'a cat' and 'a dog'", "why?"), or says that command's
-    options in words ("cluster the reviews corpus into 8 groups"), or its command takes no texts ("export the
-    conversation"); or, for a line without `|` or options, when its
-    first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of one ("explain
-    ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
+    options in words ("cluster the reviews corpus into 8 groups"), or its command takes no texts and the words
+    point at what exists ("export the conversation", not "benchmark a text"); or, for a line without `|` or
+    options, when its first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of
+    one ("explain ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
     if not line.split():
         return None
     first = line.split()[0].lower().rstrip("?!.")  # "why?" names `why`
@@ -236,8 +238,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if read.line is None:
         return None
     same = typed is not None and read.line.split()[0] == typed.name
-    if same and (shaped or " --" in read.line or typed.texts.most == 0):  # "export the conversation": no texts
-        return read
+    if same and (shaped or " --" in read.line or (typed.texts.most == 0 and _DEFINITE.search(line))):
+        return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line])):
         return read
     return None

@@ -218,7 +218,7 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
     for option in sorted(spec.options, key=lambda o: -len(o.name)):
         if not _counts(option):
             continue
-        gap = 2 if option.name == _count(spec) else 1
+        gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
             before = _pattern(rf"\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:|,)?\s*{_NUMBER}\b")
@@ -240,11 +240,6 @@ def back_to_default(text: str, spec: Command) -> Spoken:
             found.options[option.name] = "default"
             found.rest = said.sub(" ", found.rest)
     return found
-
-
-def count_option(spec: Command) -> str | None:
-    """The option that says how many results ``spec`` shows, if it has one."""
-    return _count(spec)
 
 
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
@@ -326,14 +321,14 @@ def _names(spec: Command, option: Option) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def _count(spec: Command) -> str | None:
+def count_option(spec: Command) -> str | None:
     """The option that says how many of its results a command shows (the first whose help says "how many")."""
     return next((o.name for o in spec.options if o.help.startswith("how many")), None)
 
 
 @functools.lru_cache(maxsize=256)
 def _all_names(spec: Command) -> dict[str, tuple[str, ...]]:
-    count = _count(spec)
+    count = count_option(spec)
     return {o.name: _option_names(spec, o, o.name == count) for o in spec.options}
 
 
