@@ -9,6 +9,12 @@ ifneq ($(wildcard ../shared/data/stsb/sts-dev.tsv),)
 export ASSISTANT_DATA_DIR ?= $(abspath ../shared/data/stsb)
 endif
 
+# Python keeps the bytecode of what it imports (`__pycache__`, ignored by git) even where the environment says
+# PYTHONDONTWRITEBYTECODE=1, as this project's build machines do: there every process compiled torch, transformers
+# and gradio again, 23 s for one `embedding-assistant run` against 10 s once the bytecode is kept, and `make test`
+# starts a dozen such processes (servers, the console script, Ray workers).
+export PYTHONDONTWRITEBYTECODE =
+
 .PHONY: run test test-all venv chromium lint scatter
 
 run: $(VENV)/.installed
