@@ -118,7 +118,7 @@ class Model(Command[Any, Result]):
 
     def fit(self, slots: Slots) -> float:
         """A quoted sentence is no model's name: a question that carries one asks another command about it."""
-        return -SENTENCE_PENALTY if slots.quoted and any(len(t.split()) > 1 for t in slots.texts) else 0.0
+        return -SENTENCE_PENALTY if slots.quotes_a_phrase else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         if slots.quoted:

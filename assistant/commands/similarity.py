@@ -272,7 +272,7 @@ class Neighbors(Command[Any, Neighbours]):
 
     def fit(self, slots: Slots) -> float:
         """Neighbours are of one word: a quoted phrase of several words is a query for `search`."""
-        return -PHRASE_PENALTY if slots.quoted and any(len(t.split()) > 1 for t in slots.texts) else 0.0
+        return -PHRASE_PENALTY if slots.quotes_a_phrase else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         word = slots.word or (slots.texts[0].split()[0] if slots.texts else None)  # "coffee in the input embeddings"

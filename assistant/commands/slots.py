@@ -86,6 +86,11 @@ class Slots:
     def has_mask(self) -> bool:
         return any("[MASK]" in t for t in self.texts)
 
+    @property
+    def quotes_a_phrase(self) -> bool:
+        """A quoted text of several words: a sentence or a query, never one word or a model's name."""
+        return self.quoted and any(len(t.split()) > 1 for t in self.texts)
+
 
 def model_name(m: re.Match[str]) -> str:
     """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` and ``int8 version of

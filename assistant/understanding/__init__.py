@@ -108,29 +108,23 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
     last = _previous(session, table)
-    previous = parse(last[0], table, settings).texts if last is not None else []
+    before = parse(last[0], table, settings) if last is not None else None
     try:
-        line = fill.line_for(routing.best.spec, question, table, previous,
-                             follows=_FOLLOW_UP.match(question) is not None, own_model=session.model or settings.model)
+        line = fill.line_for(routing.best.spec, question, table, before.texts if before else [],
+                             follows=_FOLLOW_UP.match(question) is not None, own_model=session.model or settings.model,
+                             carried=_same_as_before(question, before, routing.best.spec))
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
-    line = _same_as_before(question, line, last, routing.best.spec, table, settings)
     # a close call runs the best reading and offers the runner-up one click away
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
-def _same_as_before(question: str, line: str, last: tuple[str, Command] | None, spec: Command,
-                    table: Mapping[str, Command], settings: Settings) -> str:
-    """``line`` with the previous command's layer or head when the question says "that layer" / "the same head"."""
-    if last is None:
-        return line
-    before = parse(last[0], table, settings).options
-    for name in _SAME.findall(question):
-        name = name.lower()
-        if f"--{name}" not in line and spec.option(name) is not None and before.get(name) is not None:
-            line += f" --{name} {before[name]}"
-    return line
+def _same_as_before(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
+    """The previous command's layer or head, for ``spec``, when the question says "that layer" / "the same head"."""
+    said = (name.lower() for name in _SAME.findall(question))
+    return {name: str(before.options[name]) for name in said
+            if before is not None and spec.option(name) is not None and before.options.get(name) is not None}
 
 
 def _named_alone(question: str, session: Session, table: Mapping[str, Command],

@@ -88,17 +88,18 @@ def as_text(text: str) -> str:
 
 
 def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
-             follows: bool = False, own_model: str | None = None) -> str:
+             follows: bool = False, own_model: str | None = None, carried: Mapping[str, str] | None = None) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
     quotes that refers back ("why are they similar?"), or that ``follows`` on the previous reply and carries too few
     texts of its own ("and what does GloVe say?"), runs on the ``previous`` command's texts. ``own_model``: the
-    conversation's model, which a second model named beside it is compared with."""
+    conversation's model, which a second model named beside it is compared with; ``carried``: options kept from
+    the previous command ("that layer"), which the question's own options override."""
     slots, options = read(question, spec, own_model)
     referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
     texts = referred or texts_for(spec, slots, table)
     if follows and previous and not slots.quoted and len(texts) < spec.texts.least:
         texts = previous if spec.texts.most is None else previous[:spec.texts.most]
-    texts, options = spec.question_options(texts, options)
+    texts, options = spec.question_options(texts, {**(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}
     least = spec.texts.least

@@ -232,14 +232,20 @@ def back_to_default(text: str, spec: Command) -> Spoken:
     """The options of ``spec`` that ``text`` sets back ("back to the last layer", "drop the layer option", "reset
     the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
     found = Spoken(rest=text)
-    for option in spec.options:
-        names = "|".join(_names(spec, option)[:2])  # the option's own name and its usual word
-        said = _pattern(rf"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
-                        rf"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{names})s?(?:\s+option)?\b")
+    for name, said in _reset_patterns(spec):
         if said.search(found.rest):
-            found.options[option.name] = "default"
+            found.options[name] = "default"
             found.rest = said.sub(" ", found.rest)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _reset_patterns(spec: Command) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each option of ``spec`` with the pattern that sets it back, by its own name or its usual word."""
+    return tuple((o.name, _pattern(rf"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+                                   rf"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?"
+                                   rf"(?:{'|'.join(_names(spec, o)[:2])})s?(?:\s+option)?\b"))
+                 for o in spec.options)
 
 
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
