@@ -129,6 +129,9 @@ _JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 EVERY = ("all", "both")
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 _NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
+#: How an option is set back to its default ("back to the last layer"); ``{}``: the option's names.
+_RESET = (r"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{})s?(?:\s+option)?\b")
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
 
@@ -232,20 +235,12 @@ def back_to_default(text: str, spec: Command) -> Spoken:
     """The options of ``spec`` that ``text`` sets back ("back to the last layer", "drop the layer option", "reset
     the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
     found = Spoken(rest=text)
-    for name, said in _reset_patterns(spec):
+    for option in spec.options:  # by its own name or its usual word; each pattern is compiled once (_pattern)
+        said = _pattern(_RESET.format("|".join(_names(spec, option)[:2])))
         if said.search(found.rest):
-            found.options[name] = "default"
+            found.options[option.name] = "default"
             found.rest = said.sub(" ", found.rest)
     return found
-
-
-@functools.lru_cache(maxsize=256)
-def _reset_patterns(spec: Command) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Each option of ``spec`` with the pattern that sets it back, by its own name or its usual word."""
-    return tuple((o.name, _pattern(rf"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
-                                   rf"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?"
-                                   rf"(?:{'|'.join(_names(spec, o)[:2])})s?(?:\s+option)?\b"))
-                 for o in spec.options)
 
 
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
