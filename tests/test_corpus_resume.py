@@ -1,5 +1,5 @@
 """Encoding survives a killed process: a restart encodes only what was not on disk, and the vectors are
-those of a one-shot encoding."""
+those of a one-shot encoding, each at its row although chunks follow text length."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from tests.conftest import ROOT
+from tools.core import cancel
 from tools.core.config import Settings
 from tools.corpus.encode import ChunkEncoder, encode_corpus, open_corpus
 from tools.corpus.read import read_texts
@@ -75,7 +77,7 @@ def test_a_killed_encoding_resumes_without_encoding_a_row_twice(lm, tmp_path):
     corpus, encoder = open_corpus(store, read_texts(path, Settings()), lm, chunk_rows=CHUNK)
     done = [c for c in range(corpus.manifest.chunks_total) if c not in corpus.pending_chunks()]
     assert len(done) >= 3 and corpus.pending_chunks(), "the kill came after the whole corpus was encoded"
-    on_disk = {i for c in done for i in range(*corpus.chunk_span(c))}
+    on_disk = {int(i) for c in done for i in corpus.chunk_ids(c)}
     seen: list[str] = []
 
     def counting(batch):
@@ -92,3 +94,44 @@ def test_a_killed_encoding_resumes_without_encoding_a_row_twice(lm, tmp_path):
     one_shot = sentence_vectors(lm, texts, Pooling.SBERT)[0].numpy()
     np.testing.assert_allclose(store.open(corpus.name).vectors(), one_shot, atol=1e-5)
     assert isinstance(encoder, ChunkEncoder)
+
+
+def _uneven_texts(n: int = 40) -> list[str]:
+    """``n`` distinct texts from two words to a paragraph, their lengths shuffled so file order is not length order."""
+    words = " ".join(SUBJECTS + VERBS + OBJECTS).split()
+    sizes = np.random.default_rng(7).permutation(np.geomspace(1, 150, n).astype(int))
+    return [f"Note {i}: " + " ".join(words[(i + j) % len(words)] for j in range(size)) for i, size in enumerate(sizes)]
+
+
+def test_every_row_keeps_its_own_vector_when_chunks_follow_text_length_across_a_resume(lm, tmp_path):
+    texts = _uneven_texts()
+    path = tmp_path / "notes.txt"
+    path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    alone = np.stack([sentence_vectors(lm, [t], Pooling.SBERT)[0].numpy()[0] for t in texts])
+
+    whole, encoder = open_corpus(CorpusStore(tmp_path / "whole"), read_texts(path, Settings()), lm, chunk_rows=8)
+    lengths = [len(texts[i]) for i in whole.order()]
+    assert lengths == sorted(lengths) and whole.order().tolist() != list(range(len(texts)))
+    encode_corpus(whole, encoder)
+    np.testing.assert_allclose(CorpusStore(tmp_path / "whole").open(whole.name).vectors(), alone, atol=1e-5)
+
+    store = CorpusStore(tmp_path / "resumed")
+    corpus, _ = open_corpus(store, read_texts(path, Settings()), lm, chunk_rows=8)
+    token, batches = cancel.CancelToken(), []
+
+    def stopping(batch):
+        batches.append(list(batch))
+        if len(batches) == 2:
+            token.cancel("The command passed its time limit.")
+        return encoder(batch)
+
+    stopping.model, stopping.pooling = encoder.model, encoder.pooling  # type: ignore[attr-defined]
+    with cancel.scope(token), pytest.raises(cancel.Cancelled):
+        encode_corpus(corpus, stopping)
+    assert max(map(len, batches[0])) <= min(map(len, batches[1]))  # the shortest texts went first
+    resumed = CorpusStore(tmp_path / "resumed").open(corpus.name)  # a new process sees only the folder
+    assert resumed.pending_chunks() == [2, 3, 4]
+    report = encode_corpus(resumed, stopping)
+    assert report.chunks_skipped == 2 and report.chunks_encoded == 3
+    assert sorted(t for b in batches for t in b) == sorted(texts)  # every text encoded once over both runs
+    np.testing.assert_allclose(CorpusStore(tmp_path / "resumed").open(corpus.name).vectors(), alone, atol=1e-5)

@@ -93,6 +93,31 @@ def test_a_chunk_moved_into_place_before_a_crash_counts_and_is_never_encoded_aga
     assert not (reopened.folder / "chunks").exists()  # joined into vectors.npy, then removed
 
 
+def test_a_corpus_begun_before_length_order_resumes_in_file_order(tmp_path):
+    from tools.corpus.read import read_texts
+
+    texts = [f"{'long ' * (i % 5)}row {i}" for i in range(40)]  # file order is not length order
+    vectors = np.random.default_rng(3).standard_normal((40, 4)).astype(np.float32)
+    path = tmp_path / "old.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    store = CorpusStore(tmp_path / "store")
+    corpus = store.create(read_texts(path, Settings()), "synthetic", "mean", 4, "old", chunk_rows=10)
+    corpus.manifest.version = 1  # as format 1 left it: chunk 0 is rows 0-9
+    corpus.write_manifest()
+    save_npy(corpus.chunk_path(0), vectors[:10])
+    reopened = store.open("old")
+    assert reopened.pending_chunks() == [1, 2, 3]
+    seen = []
+
+    def encoder(batch):
+        seen.extend(batch)
+        return vectors[[texts.index(t) for t in batch]]
+
+    encode_corpus(reopened, encoder)
+    assert sorted(seen) == sorted(texts[10:])
+    np.testing.assert_allclose(store.open("old").vectors(), vectors, rtol=1e-6, atol=1e-6)
+
+
 def test_names_listing_drop_and_the_disk_limit(tmp_path):
     store = CorpusStore(tmp_path / "store", disk_limit_bytes=10 * 2**20)
     vectors = np.eye(5, 16, dtype=np.float32) + 0.1

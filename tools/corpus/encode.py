@@ -148,7 +148,7 @@ def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress:
     if m.complete:
         return EncodeReport(corpus.info(), engine.name, 0, skipped, 0, 0.0, True)
     texts = corpus.texts()
-    jobs = ((c, texts[slice(*corpus.chunk_span(c))]) for c in pending)
+    jobs = ((c, [texts[i] for i in corpus.chunk_ids(c)]) for c in pending)
     encoded = rows = 0
     for chunk, vectors in engine.run(encode_chunk, jobs):
         corpus.save_chunk(chunk, vectors)

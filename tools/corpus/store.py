@@ -4,7 +4,7 @@ A corpus folder holds::
 
     manifest.json      name, model, pooling, file sha256, rows, chunk size, chunks done, created, ...
     rows.parquet       id (0-based row number), text, then the file's other columns
-    chunks/00000.npy   float32 vectors of rows [0, chunk_rows), one file per finished chunk (while encoding)
+    chunks/00000.npy   float32 vectors of one chunk, in encoding order (see below), one file per finished chunk
     vectors.npy        once complete: every row's unit-length vector, float32, memory-mapped on load
     norms.npy          once complete: each vector's length before normalising (vectors x norms = the pooled vectors)
     index.usearch      above ``tools.corpus.index.HNSW_MIN_ROWS`` rows: the HNSW graph, memory-mapped on load
@@ -13,6 +13,10 @@ A corpus is keyed by (file content hash, text column, model, pooling), so loadin
 file again for the same model reuses the folder, finished chunks included. Every file is
 written to a temporary name and moved into place with :func:`os.replace`; a chunk counts as
 done once its file exists under its final name, and the manifest is rewritten after each.
+
+Chunks follow the encoding order (:meth:`Corpus.order`): rows sorted by text length, so a chunk's
+texts pad alike when batched. It is a function of the rows alone, the same after a restart;
+``vectors.npy`` puts every vector back at its row id.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ MANIFEST, ROWS, CHUNKS, VECTORS, NORMS = "manifest.json", "rows.parquet", "chunk
 SELECTIONS = "selections"
 #: Rows encoded (and persisted) together: small enough that a crash loses little, large enough for full batches.
 CHUNK_ROWS = 1024
-FORMAT_VERSION = 1
+#: 2: chunks follow the rows sorted by text length; 1: chunks follow file order (still resumed that way).
+FORMAT_VERSION = 2
 _NAME = re.compile(r"[^A-Za-z0-9._-]+")
 _LOCK = threading.RLock()  # manifest updates of one process; chunks come back from engines one at a time
 
@@ -85,6 +90,7 @@ class Corpus:
         self.manifest = manifest
         self._rows: pd.DataFrame | None = None
         self._unit: np.ndarray | None = None
+        self._order: np.ndarray | None = None
         self._index: Any = None
 
     @property
@@ -121,10 +127,28 @@ class Corpus:
     def _selection_path(self, owner: str) -> Path:
         return self.folder / SELECTIONS / f"{hashlib.sha256(owner.encode()).hexdigest()[:32]}.npy"
 
+    def order(self) -> np.ndarray:
+        """Row ids in encoding order: by text length in characters, ties in row order (file order before format 2).
+
+        Texts of like length in one chunk pad little when batched; the order depends on the rows alone,
+        so a restart finds the same chunks.
+        """
+        if self._order is None:
+            if self.manifest.version < 2:
+                self._order = np.arange(self.manifest.rows, dtype=np.int64)
+            else:
+                lengths = self.rows()["text"].str.len().to_numpy()
+                self._order = np.argsort(lengths, kind="stable").astype(np.int64, copy=False)
+        return self._order
+
     def chunk_span(self, chunk: int) -> tuple[int, int]:
-        """Rows [start, stop) of chunk ``chunk``."""
+        """Positions [start, stop) of chunk ``chunk`` in the encoding order (:meth:`order`)."""
         start = chunk * self.manifest.chunk_rows
         return start, min(start + self.manifest.chunk_rows, self.manifest.rows)
+
+    def chunk_ids(self, chunk: int) -> np.ndarray:
+        """Row ids of chunk ``chunk``, in the order its file holds their vectors."""
+        return self.order()[slice(*self.chunk_span(chunk))]
 
     def chunk_path(self, chunk: int) -> Path:
         return self.folder / CHUNKS / f"{chunk:05d}.npy"
@@ -180,20 +204,23 @@ class Corpus:
             self.write_manifest()
 
     def finish(self, build_index: Callable[[Path, np.ndarray], tuple[str, float | None]]) -> None:
-        """Join the chunks into ``vectors.npy`` (unit length) and ``norms.npy``, build the index, mark complete."""
-        if self.manifest.complete:
+        """Join the chunks into ``vectors.npy`` (unit length, row-id order) and ``norms.npy``, build the index,
+        mark complete."""
+        m = self.manifest
+        if m.complete:
             return
         if self.pending_chunks():
             raise ValueError(f"{len(self.pending_chunks())} chunks are not encoded yet")
-        parts = [np.load(self.chunk_path(c)) for c in range(self.manifest.chunks_total)]
-        raw = np.concatenate(parts).astype(np.float32, copy=False)
+        raw = np.empty((m.rows, m.dims), dtype=np.float32)
+        for c in range(m.chunks_total):
+            raw[self.chunk_ids(c)] = np.load(self.chunk_path(c))
         norms = np.linalg.norm(raw.astype(np.float64), axis=1)
         unit = (raw / np.where(norms > 0, norms, 1.0)[:, None]).astype(np.float32)
         save_npy(self.folder / NORMS, norms.astype(np.float32))
         save_npy(self.folder / VECTORS, unit)
         kind, recall = build_index(self.folder, unit)
         with _LOCK:
-            self.manifest.complete, self.manifest.index_kind, self.manifest.index_recall = True, kind, recall
+            m.complete, m.index_kind, m.index_recall = True, kind, recall
             self.write_manifest()
         shutil.rmtree(self.folder / CHUNKS, ignore_errors=True)
 
