@@ -42,7 +42,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: minilm: (command, command+texts+options). Each fresh set was scored once before its misses were read (the
 #: README gives those clean numbers); since then all of them guided changes, so these floors guard what works.
 FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.94, 0.92), "fresh2": (0.92, 0.88),
-          "fresh3": (0.93, 0.92), "fresh4": (0.91, 0.90), "fresh5": (0.92, 0.90)}
+          "fresh3": (0.93, 0.92), "fresh4": (0.91, 0.90), "fresh5": (0.92, 0.90), "fresh6": (0.93, 0.92),
+          "fresh7": (0.86, 0.80)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -281,7 +282,7 @@ def test_a_command_written_as_a_sentence_still_runs(run):
     ("tokenise this: I can't believe it", "tokenize I can't believe it"),  # a near-miss of a command's name
     ("cluster the reviews corpus into 8 groups", "clusters --k 8 --corpus reviews"),  # the same command in words
     ("find texts about late delivery", "search late delivery"),  # another name of a command starts a sentence
-    ("attention rollout for 'The cat sat on the mat.'", "rollout The cat sat on the mat. --method rollout"),
+    ("attention rollout for 'The cat sat on the mat.'", "rollout The cat sat on the mat."),
     ("probe each layer for dependency labels", "probe --task dep"),  # its options said in words
     ("corpus use reviews", "corpus use reviews"),  # a typed command stays as typed
     ("tokenize BERT provides contextual embeddings.", "tokenize BERT provides contextual embeddings."),
@@ -427,7 +428,7 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
     ("how does each token of 'The bank was closed.' move from its static row to its contextual vector?",
      "project The bank was closed. --level tokens --basis vocab"),  # "its static row": the vocabulary basis
     ("attention rollout of 'The cat sat on the mat.' on minilm and bert-small",  # a quoted sentence is no model
-     "rollout The cat sat on the mat. --method rollout --vs bert-small"),
+     "rollout The cat sat on the mat. --vs bert-small"),
     ("what cosine does the int8 model give 'a cat' and 'a kitten'? show both",
      "compare a cat | a kitten --vs minilm:int8"),  # "the int8 model": the conversation's model's int8 path
 ])

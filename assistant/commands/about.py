@@ -54,7 +54,8 @@ class Help(Command[Any, Result]):
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
         if texts:
-            command = ctx.commands.get(texts[0].lower().strip())
+            named = _named(texts[0], ctx.commands)  # "help compare", "help with clusters pls"
+            command = ctx.commands[named[0]] if named else None
             if command is None:
                 raise UserError(f"There is no command {code(texts[0], 30)}; type `help` for the list.")
             rows = [{"option": o.usage(), "what it does": o.help,
@@ -79,15 +80,24 @@ class Help(Command[Any, Result]):
         return NAMED_BONUS if any(w in names for w in re.findall(r"[\w-]+", slots.rest.lower())) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        named = [w for w in re.findall(r"[\w-]+", slots.rest.lower()) if w in table and table[w].name != "help"]
-        named.sort(key=lambda w: table[w].name != w)  # "explain the benchmark command": a name before another name
+        named = _named(slots.rest, table)
         return [table[named[0]].name] if named else []
+
+
+def _named(text: str, table: Mapping[str, Command[Any, Any]]) -> list[str]:
+    """The commands ``text`` names (the whole text first, then its words; a command's own name before another
+    command's alias: "explain the benchmark command")."""
+    if text.lower().strip() in table:
+        return [text.lower().strip()]
+    named = [w for w in re.findall(r"[\w-]+", text.lower()) if w in table and table[w].name != "help"]
+    return sorted(named, key=lambda w: table[w].name != w)
 
 
 @register
 class Model(Command[Any, Result]):
     name = "model"
     followed = False
+    passes_through = True
     summary = "the model's facts (layers, heads, sizes, parameters, device); with a name, switch to it"
     texts = Texts(0, 1, "a model name", "[name]")
     examples = ("model", "model minilm")

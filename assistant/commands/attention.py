@@ -56,6 +56,7 @@ class Attend(Command[Any, AttentionMaps]):
 @register
 class SelfAttention(Command[Any, Any]):
     name, aliases = "selfattn", ("self-attention", "scratch")
+    terms = ("from scratch", "by hand", "recompute", "rebuild", "re-derive")
     summary = ("self-attention rebuilt by hand from a layer's own query/key/value weights, shown equal "
                "to the model's; --causal mask; --heads N toy with random projections")
     texts = Texts(1, 1, "one text", "text")
@@ -92,6 +93,7 @@ class SelfAttention(Command[Any, Any]):
 @register
 class Syntax(Command[Any, Any]):
     name, aliases = "syntax", ("dependency", "deps")
+    terms = ("dependency parse", "parse tree", "spacy")
     summary = "the dependency parse (spaCy) and each head's agreement with syntactic arcs and tree distance"
     texts = Texts(1, 1, "one English text", "text")
     examples = ("syntax The cat sat on the mat",

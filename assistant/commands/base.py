@@ -117,6 +117,8 @@ class Command(Generic[P, F]):
         aliases: other verbs that mean the same.
         phrasings: questions in plain English it answers (``"A"``, ``"w"`` stand for quoted texts); the
             router compares a question with them.
+        terms: words that name this command's measure and nothing else (its paper's authors, the measure's
+            own names): a question that says one outside quotes asks for this command.
         Params: the parameter dataclass; its fields are the ``--options``.
     """
 
@@ -126,9 +128,13 @@ class Command(Generic[P, F]):
     examples: ClassVar[tuple[str, ...]] = ()
     aliases: ClassVar[tuple[str, ...]] = ()
     phrasings: ClassVar[tuple[str, ...]] = ()
+    terms: ClassVar[tuple[str, ...]] = ()
     #: Whether a question can refer back to this command's reply ("give me 3 of them", "why are they similar?"):
     #: not for commands about the tool, its model or the corpora themselves, whose texts are names.
     followed: ClassVar[bool] = True
+    #: Whether a follow-up after this command still refers to the command before it ("switch to bert-base",
+    #: then "now the same comparison on this model").
+    passes_through: ClassVar[bool] = False
     Params: ClassVar[type] = NoParams
 
     def compute(self, ctx: Context, texts: list[str], params: P) -> F:

@@ -20,6 +20,7 @@ ORDER = 60
 @register
 class Benchmark(Command[Any, BenchmarkRun]):
     name, aliases = "benchmark", ("bench", "sts")
+    terms = ("spearman", "sts-?b", "pearson", "paraphrase accuracy")
     summary = ("STS evaluation: Spearman / Pearson x 100 against gold scores per model x pooling, "
                "paraphrase accuracy / F1 at the best threshold, GloVe / input-embedding / shuffled baselines, "
                "worst pairs, a chart, CSV and JSON")
@@ -42,7 +43,7 @@ class Benchmark(Command[Any, BenchmarkRun]):
     class Params:
         data: str = param("stsb-dev, stsb-test, or a .tsv (STS-B layout) / .csv / .jsonl file (sentence1, "
                           "sentence2, score) in a data folder", "stsb-dev", metavar="stsb-dev|stsb-test|FILE")
-        sample: int | None = param("use N pairs, stratified by gold-score bins (default: all)",
+        sample: int | None = param("how many pairs to use, stratified by gold-score bins (default: all)",
                                    minimum=3, maximum=1_000_000)
         seed: int = param("seed of the sample and of the shuffled pairs", 42, minimum=0, maximum=2**32 - 1,
                           metavar="S")

@@ -260,6 +260,8 @@ class Search(Command[Any, Any]):
         "show me the texts talking about billing problems",
         "the 5 nearest texts to \"A\"",
         "the rows closest to \"A\" in my corpus",
+        "anything about \"A\"?",
+        "find the ones about \"A\"",
     )
 
     @dataclass(frozen=True)
@@ -292,6 +294,7 @@ class Search(Command[Any, Any]):
 @register
 class Clusters(Command[Any, Any]):
     name, aliases = "clusters", ("topics", "cluster")
+    terms = ("k-means", "kmeans", "c-tf-idf")
     summary = ("groups of your texts (k-means on their vectors) with sizes, c-TF-IDF label words, three "
                "representative texts each, and every row's group")
     examples = ("clusters", "clusters --k 8", "clusters --corpus reviews --seed 3")
@@ -328,6 +331,7 @@ class Clusters(Command[Any, Any]):
 @register
 class Duplicates(Command[Any, Any]):
     name, aliases = "duplicates", ("dupes", "near-duplicates")
+    terms = ("duplicates?", "near-duplicates?", "dupes", "dedupe", "basically the same")
     summary = "groups of near-duplicate texts in your corpus, with their scores, and every pair found"
     examples = ("duplicates", "duplicates --threshold 0.9")
     phrasings = (
@@ -357,6 +361,7 @@ class Duplicates(Command[Any, Any]):
 @register
 class Outliers(Command[Any, Any]):
     name, aliases = "outliers", ("unusual", "odd-ones-out")
+    terms = ("outliers?", "odd ones? out", "anomal(?:y|ies|ous)")
     summary = "the texts of your corpus farthest from their nearest neighbours"
     examples = ("outliers", "outliers --top 10 --k 5")
     phrasings = (

@@ -40,7 +40,7 @@ class Mask(Command[Any, Any]):
 
     @dataclass(frozen=True)
     class Params:
-        top: int = param("candidates per mask", 5, minimum=1, maximum=50, metavar="K")
+        top: int = param("how many candidates per mask", 5, minimum=1, maximum=50, metavar="K")
         model: str | None = param("the masked-LM model to predict with (default: this conversation's model when "
                                   "it has a masked-LM head, else ASSISTANT_MLM_MODEL)", metavar="name")
         why: bool = param("also show which input tokens drove each mask's top fill (integrated gradients on its "

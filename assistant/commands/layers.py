@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +10,7 @@ from assistant.commands.base import Command, Context, Texts
 from assistant.commands.corpus import _corpus
 from assistant.commands.options import param
 from assistant.commands.registry import register
+from assistant.commands.slots import TARGET_WORD, Slots
 from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.text import code
@@ -37,6 +39,7 @@ def _pool(ctx: Context, named: str | None, least: int, verb: str) -> Pool | None
 @register
 class Probe(Command[Any, Any]):
     name, aliases = "probe", ("probing",)
+    terms = ("probe", "probing", "probes", "hewitt", "tenney", "control task", "selectivity")
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
     texts = Texts(0, None, "optional sentences to probe (default: STS-B train or --corpus)", "[sentences ...]")
@@ -81,6 +84,8 @@ class Probe(Command[Any, Any]):
 @register
 class Contextuality(Command[Any, Any]):
     name, aliases = "contextuality", ("contextual", "anisotropy")
+    terms = ("contextuality", "ethayarajh", "anisotropy", "anisotropic", "self-similarity",
+             "intra-sentence similarity", "mev", "maximum explainable variance")
     summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
                "maximum explainable variance, beside and adjusted for the anisotropy baseline")
     texts = Texts(0, contextuality.MAX_WORDS, "optional words to follow (default: frequent words)", "[word | ...]")
@@ -104,6 +109,11 @@ class Contextuality(Command[Any, Any]):
         seed: int = param("seed of the sentence sample and the random word pairs", 0, minimum=0, maximum=2**32 - 1)
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
 
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        """The word a question names without quotes ("for the word play"), else its quoted words."""
+        named = None if slots.quoted else TARGET_WORD.search(slots.question)
+        return [named.group(1)] if named else None
+
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return contextuality.contextuality_measures(
             ctx.model(), texts, sentences=p.sentences, seed=p.seed,
@@ -120,6 +130,7 @@ class Contextuality(Command[Any, Any]):
 @register
 class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
+    terms = ("cka", "kornblith", "centered kernel alignment", "centred kernel alignment")
     summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
                "layers (--with); debiased when examples are few")
     examples = ("cka --sentences 20", "cka --sentences 30 --estimator biased", "cka --corpus reviews --sentences 20")
@@ -162,6 +173,7 @@ class Cka(Command[Any, Any]):
 @register
 class Rollout(Command[Any, Any]):
     name, aliases = "rollout", ("flow", "attention-flow")
+    terms = ("rollout", "rolled-out", "roll(?:ed)? out", "abnar", "zuidema", "attention flow")
     summary = ("attention rollout and attention flow (Abnar & Zuidema 2020) from every output token to every "
                "input token, beside the raw last-layer attention; what [CLS] draws on")
     texts = Texts(1, 1, "one text", "text")
@@ -174,6 +186,7 @@ class Rollout(Command[Any, Any]):
         "which input tokens does the output draw on in \"A\"?",
         "follow attention down all the layers of \"A\"",
         "roll out the attention of \"A\"",
+        "show the rolled-out attention of \"A\"",
         "where does the attention flow from the output back to the inputs of \"A\"?",
     )
 
@@ -199,6 +212,7 @@ class Rollout(Command[Any, Any]):
 @register
 class Lens(Command[Any, Any]):
     name, aliases = "lens", ("logit-lens",)
+    terms = ("logit lens", "logit-lens", "nostalgebraist")
     summary = ("the logit lens: the masked-LM head applied to the [MASK] position at every layer, with the top "
                "predictions and the final answer's rank per layer")
     texts = Texts(1, 1, "one text with one `[MASK]`", "text with [MASK]")
@@ -214,7 +228,7 @@ class Lens(Command[Any, Any]):
 
     @dataclass(frozen=True)
     class Params:
-        top: int = param("predictions shown per layer", 5, minimum=1, maximum=lens.MAX_TOP, metavar="K")
+        top: int = param("how many predictions to show per layer", 5, minimum=1, maximum=lens.MAX_TOP, metavar="K")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return lens.logit_lens(ctx.model(), texts, top=p.top)

@@ -72,6 +72,7 @@ class Project(Command[Any, Any]):
 @register
 class Vocab(Command[Any, Any]):
     name, aliases = "vocab", ("vocabulary", "projector")
+    terms = ("tensorboard", "projector", "embedding matrix", "input embedding matrix")
     summary = ("the input-embedding matrix projected and coloured by word features; a TensorBoard "
                "Projector export (vectors.tsv, metadata.tsv)")
     examples = ("vocab", "vocab --n 30000 --color subword", "vocab --n 1600 --method tsne --color number",
@@ -90,7 +91,7 @@ class Vocab(Command[Any, Any]):
 
     @dataclass(frozen=True)
     class Params:
-        n: int = param("the first N rows of the matrix ([unused...] rows among them are skipped)", 4000,
+        n: int = param("how many rows of the matrix: the first N ([unused...] rows among them are skipped)", 4000,
                        minimum=10, maximum=10_000_000)
         method: str = param("projection method (tsne: at most 3,000 points; umap needs umap-learn)", "pca",
                             choices=Method)

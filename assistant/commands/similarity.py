@@ -25,7 +25,7 @@ ORDER = 20
 LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
 #: What the shape of a question's texts adds to a command's score: a quoted word, then sentences that
 #: contain it, asks for `word` (or `static`).
-WORD_FIRST_BONUS = 0.06
+WORD_FIRST_BONUS = 0.1
 #: What a quoted phrase of several words costs `neighbors` (it finds the neighbours of one word).
 PHRASE_PENALTY = 0.1
 
@@ -80,6 +80,7 @@ class Compare(Command[Any, Comparison]):
 @register
 class Why(Command[Any, Any]):
     name, aliases = "why", ("explain", "attribute")
+    terms = ("integrated gradients", "attributions?", "responsible for", "token-pair contributions?")
     summary = ("which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
                "add up to the cosine; for cls / max pooling integrated gradients with a completeness check")
     texts = Texts(2, 2, "two texts separated by `|`", "a | b")

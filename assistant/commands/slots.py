@@ -22,10 +22,11 @@ _QUOTED = re.compile(
 #: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one, or "the int8
 #: version of" before one), or a hub id ``org/name``.
 _KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
-MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:fast\s+|faster\s+)?"
-                   r"(?:version|copy|model|variant)\s+of\s+(?:the\s+)?)?(?P<name>"
+MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:(?:fast\s+|faster\s+)?"
+                   r"(?:version|copy|model|variant)\s+of\s+(?:the\s+)?)?)?(?P<name>"
                    + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
-                   + r"|[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
+                   + r"|(?![\w./-]*\.(?:csv|tsv|jsonl?|parquet|txt)\b)"  # a data file's path is no model's id
+                   r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: "the int8 model": the conversation's model on the int8 path (said without its name).
 INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: What the router sees in place of a quoted text.
@@ -36,7 +37,8 @@ _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
 _TRAILING_ASKED = re.compile(r"[\s?,:;]+$")
-_TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?([A-Za-z][\w'-]*)", re.I)
+TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
+                         r"from|by|it|this|vectors?|embeddings?)\b)([A-Za-z][\w'-]*)", re.I)
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
 #: Words that ask rather than carry: stripped from the ends of an unquoted question before its texts
@@ -93,8 +95,8 @@ class Slots:
 
 
 def model_name(m: re.Match[str]) -> str:
-    """The model a :data:`MODEL` match names, as a command takes it (``minilm int8`` and ``int8 version of
-    minilm`` -> ``minilm:int8``)."""
+    """The model a :data:`MODEL` match names, as a command takes it (``minilm int8``, ``int8 minilm`` and ``int8
+    version of minilm`` -> ``minilm:int8``)."""
     said = m.group("name")
     known = {re.sub(r"[- ]", "", k): k for k in _KNOWN_MODELS}
     name = said if "/" in said else known.get(re.sub(r"[- ]", "", said.lower()), said.lower())
@@ -136,7 +138,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
         texts = split_payload(payload)
-    word = _target(question if not quoted else "", texts)
+    word = _target(question if not quoted else rest_text, texts)  # "the word cell in 'A' and 'B'"
     return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload)
 
 
@@ -214,7 +216,7 @@ def _target(question: str, texts: list[str]) -> str | None:
     singles = [t for t in texts if re.fullmatch(r"[\w'-]+", t)]
     if singles:
         return singles[0]
-    match = _TARGET_WORD.search(question)
+    match = TARGET_WORD.search(question)
     return match.group(1) if match else None
 
 

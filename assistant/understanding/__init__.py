@@ -40,8 +40,10 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
 #: "that layer", "the same head": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:please\s+)?(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)"
-                        r"(?:\s+(?:again|once more))?(?:\s+please)?\s*[.!?]*\s*$", re.I)
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)|"
+                        r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
+                        r"(?:\s+(?:again|once more))?(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)"
+                        r"\s+model)?(?:\s+please)?\s*[.!?]*\s*$", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
@@ -109,10 +111,11 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=_suggest(question, routing, table))
     last = _previous(session, table)
     before = parse(last[0], table, settings) if last is not None else None
+    spec = routing.best.spec
+    previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
-        line = fill.line_for(routing.best.spec, question, table, before.texts if before else [],
-                             follows=_FOLLOW_UP.match(question) is not None, own_model=session.model or settings.model,
-                             carried=_same_as_before(question, before, routing.best.spec))
+        line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
+                             carried=_same_as_before(question, before, spec))
     except fill.MissingTexts as exc:
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away
@@ -156,8 +159,11 @@ def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command
 
 def _previous(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change."""
+    history = list(session.history)
+    while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
+        history.pop()  # "now the same comparison on this model": the command before the switch
     try:
-        previous = previous_line(session.history, table)
+        previous = previous_line(history, table)
     except UserError:
         return None
     spec = table.get(previous.split(None, 1)[0].lower())
@@ -177,6 +183,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if _RUN_AGAIN.match(question):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
+    if read.quoted and not spec.texts.word_first and slots.TARGET_WORD.search(question):
+        return None  # "the word 'pitch' in both of those": another command, on a word and those texts
     said = spoken.read(read.rest, spec)
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
@@ -185,7 +193,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
-    if not _FOLLOW_UP.match(question) and (leftover or read.quoted) and not adding and not points_back:
+    if not _FOLLOW_UP.match(question) and (not fill.only_filler(leftover) or read.quoted) and not adding \
+            and not points_back:
         return None
     texts: list[str] = []
     if adding:

@@ -16,6 +16,12 @@ from tools.core.text import code
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"there(?=\W*$))\b", re.I)
+#: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
+#: never a text; a question of these and options of the previous command (or its count alone) changes that command.
+FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
+again new let lets us just maybe""".split()) | slots_mod.ASKING
+#: "that word", "the same word": the word of a command whose first text is one.
+_THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
 
@@ -34,6 +40,19 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
         index = _WHICH[one.group(1).lower()]
         return [previous[index]] if -len(previous) <= index < len(previous) else []
     return list(previous)
+
+
+def only_filler(text: str) -> bool:
+    """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), and numbers."""
+    return all(w in FILLER or w.isdigit() for w in re.findall(r"[\w'-]+", text.lower()))
+
+
+def previous_texts(texts: list[str], word_first: bool, spec: Command, question: str) -> list[str]:
+    """The previous command's ``texts`` as ``spec`` takes them: after a command whose first text is a word
+    (``word bank | s1 | s2``), "that word" is the word and anything else refers to its sentences."""
+    if not word_first or spec.texts.word_first or len(texts) < 2 or len(texts[0].split()) != 1:
+        return texts  # (``static a | b`` compares sentences: no word first)
+    return texts[:1] if _THAT_WORD.search(question) else texts[1:]
 
 
 class MissingTexts(UserError):
@@ -88,17 +107,23 @@ def as_text(text: str) -> str:
 
 
 def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
-             follows: bool = False, own_model: str | None = None, carried: Mapping[str, str] | None = None) -> str:
+             own_model: str | None = None, carried: Mapping[str, str] | None = None) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
-    quotes that refers back ("why are they similar?"), or that ``follows`` on the previous reply and carries too few
-    texts of its own ("and what does GloVe say?"), runs on the ``previous`` command's texts. ``own_model``: the
+    quotes that refers back ("why are they similar?") or carries too few texts of its own ("and what does GloVe
+    say?") runs on the ``previous`` command's texts; a word it quotes for a command that takes a word first joins
+    them. ``own_model``: the
     conversation's model, which a second model named beside it is compared with; ``carried``: options kept from
     the previous command ("that layer"), which the question's own options override."""
     slots, options = read(question, spec, own_model)
     referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
     texts = referred or texts_for(spec, slots, table)
-    if follows and previous and not slots.quoted and len(texts) < spec.texts.least:
-        texts = previous if spec.texts.most is None else previous[:spec.texts.most]
+    if previous and not slots.quoted and all(only_filler(t) for t in texts):
+        texts = []  # "and with attention flow?": no text of its own
+    if previous and len(texts) < spec.texts.least:
+        if not slots.quoted:  # "and what does GloVe say?", "show me the heads"
+            texts = previous if spec.texts.most is None else previous[:spec.texts.most]
+        elif spec.texts.word_first and slots.word is not None:  # "the word 'pitch' in both of those"
+            texts = [slots.word, *previous]
     texts, options = spec.question_options(texts, {**(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}

@@ -17,6 +17,7 @@ question; when the runner-up is close the caller offers it beside the best.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 import weakref
 from collections.abc import Sequence
@@ -52,6 +53,11 @@ FIT_PENALTY = 0.08
 #: neighbours" speaks for `neighbors`, "at layer 6" for `attend` over `rollout`), for the best few rows.
 OPTION_FIT = 0.03
 OPTION_ROWS = 4
+#: What a question that says one of a command's ``terms`` adds to that command's score.
+TERM_BONUS = 0.2
+#: What a question that starts with a command's own name adds to that command's score ("search the selection for
+#: refunds", "compare 'A' and 'B' with every pooling").
+FIRST_WORD_BONUS = 0.1
 #: What the classifier's probability of a row adds to that row's score (a probability of 1 counts as half a
 #: cosine), and its inverse regularisation. Chosen on the tuning, held-out and fresh sets;
 #: ``questions_fresh2.jsonl`` was written before and never used to choose them.
@@ -260,8 +266,11 @@ def _all_options(specs: tuple[Command, ...]) -> _Everything:
 def fit(spec: Command, slots: Slots) -> float:
     """How the question's texts suit the command: its own bonus for a shape it asks for (a blank asks for
     `mask`, a word then sentences for `word` / `static`, a command named for `help`, a file for `corpus`), less a
-    penalty when it cannot take that many quoted texts."""
-    own = spec.fit(slots)
+    penalty when it cannot take that many quoted texts; a bonus when it says one of the command's ``terms`` or
+    starts with its name."""
+    first = slots.question.split(None, 1)[0].lower() if slots.question.strip() else ""
+    own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
+           + (FIRST_WORD_BONUS if first == spec.name else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
         return own
     n = len(slots.texts)
@@ -269,3 +278,13 @@ def fit(spec: Command, slots: Slots) -> float:
     if most == 0 or n < least or (most is not None and n > most):
         return own - FIT_PENALTY
     return own
+
+
+def _says_term(spec: Command, outside: str) -> bool:
+    """Whether the question says one of ``spec``'s terms ("Kornblith", "logit lens") outside its quotes."""
+    return bool(spec.terms) and _terms(spec.terms).search(outside) is not None
+
+
+@functools.lru_cache(maxsize=128)
+def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)

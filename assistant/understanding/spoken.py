@@ -15,123 +15,28 @@ from dataclasses import dataclass, field
 from assistant.commands.base import Command
 from assistant.commands.options import Option, ParamType
 from assistant.commands.slots import INT8, MODEL, model_name
+from assistant.understanding.words import (
+    BETWEEN,
+    CHOICE_WORDS,
+    COMMON,
+    EVERY,
+    EVERY_ONE,
+    FLAG_WORDS,
+    JOIN,
+    LEAD,
+    NAME_WORDS,
+    NOT,
+    NOT_NAMES,
+    NUMBER,
+    OPTION_WORDS,
+    ORDINALS,
+    RESET,
+    TENS,
+    UNITS,
+)
 from tools.core.errors import UserError
 from tools.models.names import FAST_SUFFIX
 
-#: How people name an option (the row's option names are always accepted too).
-OPTION_WORDS: dict[str, tuple[str, ...]] = {
-    "layer": ("layer", "hidden state"),
-    "head": ("head",),
-    "heads": ("heads",),
-    "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers"),
-    "k": ("top", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results", "matches",
-          "hits"),
-    "n": ("first", "words", "rows", "tokens", "points", "entries"),
-    "sample": ("sample of", "sample", "pairs", "examples"),
-    "seed": ("seed",),
-    "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than",
-                  "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
-    "max-length": ("max length", "maximum length", "max-length", "pad (?:it |them |those |that )?to", "padded to",
-                   "padding to", "cut at", "truncated to", "tokens"),
-    "dims": ("d", "dims", "dimensions", "dimensional"),
-    "pool": ("pool", "pooling", "poolings", "pooled", "token"),
-    "method": ("method", "projection", "with", "using", "via", "by"),
-    "color": ("colour", "color", "coloured", "colored", "colouring", "coloring", "by"),
-    "strategy": ("strategy", "strategies"),
-    "space": ("space", "in", "with", "using", "from"),
-    "level": ("level", "per", "each", "by", "one point per"),
-    "data": ("split", "set", "data", "on"),
-    "padding": ("padding", "pad", "padded", "pad to"),
-    "format": ("format", "as"),
-    "basis": ("basis", "from", "space"),
-}
-#: Spoken forms of choice values (a value is always accepted as itself).
-CHOICE_WORDS: dict[str, tuple[str, ...]] = {
-    "tsne": ("t-sne", "t sne", "tsne"),
-    "pca": ("pca", "principal components"),
-    "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
-    "stsb-test": ("test split", "test set", "stsb-test", "stsb test"),
-    "stsb-dev": ("dev split", "dev set", "development set", "stsb-dev", "validation split"),
-    "max_length": ("max length", "max_length", "maximum length"),
-    "concat-last4": ("concat-last4", "concat\\w* (?:of )?(?:the )?last (?:4|four)(?: layers)?",
-                     "(?:the )?last (?:4|four) layers,? concatenated", "concat\\w* last4"),
-    "sum-last4": ("sum-last4", "sum(?:med|ming)? (?:of |up )?(?:the )?last (?:4|four)(?: layers)?",
-                  "(?:the )?last (?:4|four) layers,? summed"),
-    "mean-last4": ("mean-last4", "(?:mean|averag(?:e|ed|ing)) (?:of |over )?(?:the )?last (?:4|four)(?: layers)?",
-                   "(?:the )?last (?:4|four) layers,? averaged"),
-    "first": ("first", "first[- ]layer"),
-    "flow": ("flow", "max[- ]flow", "maximum flow", "attention flow"),
-    "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
-    "sum-all": ("sum-all", "sum of all(?: the)? layers"),
-    "all": ("all", "every", "each", "both"),
-    "both": ("both", "all", "every", "each"),
-    "auto": ("auto", "automatic", "automatically"),
-    "number": ("number", "numbers", "digits"),
-    "subword": ("subword", "sub-word", "word pieces?", "wordpieces?"),
-    "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
-    "pos": ("pos", "part[- ]of[- ]speech(?: tags?)?", "pos tags?", "word classes"),
-    "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
-    "length": ("word length", "length"),
-    "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
-                  "sentence vectors",
-                  "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
-    "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
-                  "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
-    "tokens": ("tokens", "token"),
-    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
-    "html": ("html",),
-    "markdown": ("markdown", "md"),
-}
-#: Choice words too common to stand alone: they count only beside a word naming their option.
-COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
-                    "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
-                    "vocab", "vocabulary", "cls", "automatic", "automatically"})
-#: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
-#: ``v`` is the value.
-NAME_WORDS: dict[str, tuple[str, ...]] = {
-    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
-               r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
-               r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)"),
-    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
-             r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
-    "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
-           r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
-    "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
-    "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
-               r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
-    "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
-             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
-}
-#: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
-NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
-                       "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
-                       "uploaded", "previous", "it", "one"})
-#: Flags said in words.
-FLAG_WORDS: dict[str, tuple[str, ...]] = {
-    "causal": ("causal", "decoder", "masked attention", "future tokens"),
-    "truncation": ("truncat\\w*",),
-    "why": ("(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
-            "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
-            "drove (?:the|that|this) (?:prediction|fills?)"),
-}
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-          "seventeen eighteen nineteen").split()
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_ORDINALS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
-_NUMBER_WORD = (r"(?:(?:a|one)\s+(?:hundred|thousand)|(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS[1:10])
-                + r"))?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + ")")
-_NUMBER = r"(\d+(?:\.\d+)?|" + _NUMBER_WORD + "|" + "|".join(_ORDINALS) + r")(?:st|nd|rd|th)?"
-_LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
-#: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
-_JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
-#: Choices that mean every other choice of their option ("all" strategies, "both" formats).
-EVERY = ("all", "both")
-#: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
-_NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
-#: How an option is set back to its default ("back to the last layer"); ``{}``: the option's names.
-_RESET = (r"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
-          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{})s?(?:\s+option)?\b")
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
 
@@ -169,7 +74,7 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
         cuts.append(span)
 
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
-    for option, patterns in _number_patterns(spec) if _pattern(rf"\b{_NUMBER}").search(text) else ():
+    for option, patterns in _number_patterns(spec) if _pattern(rf"\b{NUMBER}").search(text) else ():
         for pattern in patterns:
             for m in pattern.finditer(text):
                 keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
@@ -178,7 +83,7 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
                 m = _pattern(rf"\b{word}\b").search(text)
                 if m:
-                    negated = _pattern(rf"{_NOT}$").search(text[:m.start()])  # "without the causal mask"
+                    negated = _pattern(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
                     keep(option, "off" if negated else "",
                          (negated.start(), m.end()) if negated else _with_lead(text, *m.span()))
         elif takes_models(option):
@@ -224,8 +129,8 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*(?:#|no\.?|number|of|=|:|,)?\s*{_NUMBER}\b")
-            after = _pattern(rf"\b{_NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
+            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b")
+            after = _pattern(rf"\b{NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         out.append((option, tuple(patterns)))
     return tuple(out)
@@ -236,8 +141,9 @@ def back_to_default(text: str, spec: Command) -> Spoken:
     the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
     found = Spoken(rest=text)
     for option in spec.options:  # by its own name or its usual word; each pattern is compiled once (_pattern)
-        said = _pattern(_RESET.format("|".join(_names(spec, option)[:2])))
-        if said.search(found.rest):
+        names = "|".join(_names(spec, option)[:2])
+        said = _pattern(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else ""))
+        if said.search(found.rest):  # ("all the layers again", where every layer is the default)
             found.options[option.name] = "default"
             found.rest = said.sub(" ", found.rest)
     return found
@@ -298,7 +204,7 @@ def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] |
     if len(values) < 2:
         return None
     one = "|".join(sorted((a for v in values for a in _aliases(v)), key=len, reverse=True))
-    run = _pattern(rf"(?<![\w-])(?:{one})(?:{_JOIN}(?:{one}))+(?![\w-])").search(text)
+    run = _pattern(rf"(?<![\w-])(?:{one})(?:{JOIN}(?:{one}))+(?![\w-])").search(text)
     if run is None:
         return None
     said = []
@@ -338,8 +244,8 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
     option whose help says "how many X"), X and the command's own name ("five groups", "ten outliers")."""
     words = [option.name.replace("-", "[- ]"), *OPTION_WORDS.get(option.name, ())]
     if counts:
-        noun = re.match(r"how many ([\w\s-]+)", option.help)
-        words += [noun.group(1).split()[-1].removesuffix("s") + "s?"] if noun else []
+        noun = re.match(r"how many (\w+)", option.help)
+        words += [noun.group(1).removesuffix("s") + "s?"] if noun else []
         words += [n.removesuffix("s") + "s?" for n in (getattr(spec, "name", ""), *getattr(spec, "aliases", ()))
                   if re.fullmatch(r"[a-z]+", n)]  # "into 3 topics" (`clusters` is also `topics`)
         words += ["them", "those", "texts?", "entr(?:y|ies)", "items?"]  # "25 of them", "the 5 weirdest entries"
@@ -354,9 +260,11 @@ def _raw_spans(text: str, choice: str) -> list[tuple[int, int]]:
 def _choice(text: str, spec: Command, option: Option, choice: str,
             inside: list[tuple[int, int]] = []) -> tuple[int, int] | None:  # noqa: B006 - never changed
     """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common), outside
-    the spans ``inside`` (where a longer choice is said)."""
+    the spans ``inside`` (where a longer choice is said). A choice that is the command's own name ("rollout") is
+    the command said, unless the option's name is said too ("method rollout") or a spoken form ("plain rollout")."""
+    bare = choice == getattr(spec, "name", "") and not _pattern(rf"\b{option.name}\b").search(text)
     names = "|".join(_names(spec, option))
-    for alias in _aliases(choice):
+    for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside):
                 continue
@@ -379,20 +287,23 @@ def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[
 
 
 def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
-    lead = _pattern(rf"{_LEAD}$").search(text[:start])
+    lead = _pattern(rf"{LEAD}$").search(text[:start])
     return (lead.start() if lead else start), end
 
 
 def _number(raw: str) -> str:
-    """A number said in digits or words ("twelve", "twenty-five", "a hundred", "third") in digits."""
+    """A number said in digits or words ("twelve", "twenty-five", "two hundred", "2,000", "third") in digits."""
     words = re.split(r"[\s-]+", raw.lower())
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):  # "2,000"
+        return raw.replace(",", "")
     if words[-1] in ("hundred", "thousand"):
-        return "100" if words[-1] == "hundred" else "1000"
-    if words[0] in _ORDINALS:
-        return str(_ORDINALS[words[0]])
-    if words[0] in _TENS:
-        return str(_TENS[words[0]] + (_UNITS.index(words[1]) if len(words) > 1 else 0))
-    return str(_UNITS.index(words[0])) if words[0] in _UNITS else raw
+        times = 1 if words[0] in ("a", "one") else UNITS.index(words[0])
+        return str(times * (100 if words[-1] == "hundred" else 1000))
+    if words[0] in ORDINALS:
+        return str(ORDINALS[words[0]])
+    if words[0] in TENS:
+        return str(TENS[words[0]] + (UNITS.index(words[1]) if len(words) > 1 else 0))
+    return str(UNITS.index(words[0])) if words[0] in UNITS else raw
 
 
 def _overlaps(span: tuple[int, int], cuts: list[tuple[int, int]]) -> bool:

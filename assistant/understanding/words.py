@@ -1,0 +1,132 @@
+"""How people say options, choices, names, flags and numbers: the word tables :mod:`spoken` reads with.
+
+Nothing here names a command: these are the words for an option's *name* ("pooling" for ``--pool``), a
+choice's spoken forms ("t-SNE" for ``tsne``), and numbers said in words.
+"""
+
+from __future__ import annotations
+
+#: How people name an option (the row's option names are always accepted too).
+OPTION_WORDS: dict[str, tuple[str, ...]] = {
+    "layer": ("layer", "hidden state"),
+    "head": ("head",),
+    "heads": ("heads",),
+    "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers", "options"),
+    "k": ("top", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results", "matches",
+          "hits"),
+    "n": ("first", "words", "rows", "tokens", "points", "entries"),
+    "sample": ("sample of", "sample", "pairs", "examples"),
+    "seed": ("seed",),
+    "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score",
+                  "starts at", "from a score of",
+                  "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
+    "max-length": ("max length", "maximum length", "max-length", "pad (?:it |them |those |that )?to", "padded to",
+                   "padding to", "cut at", "truncated to", "tokens"),
+    "dims": ("d", "dims", "dimensions", "dimensional"),
+    "pool": ("pool", "pooling", "poolings", "pooled", "token"),
+    "method": ("method", "projection", "with", "using", "via", "by"),
+    "color": ("colour", "color", "coloured", "colored", "colouring", "coloring", "by"),
+    "strategy": ("strategy", "strategies"),
+    "space": ("space", "in", "with", "using", "from"),
+    "level": ("level", "per", "each", "by", "one point per"),
+    "data": ("split", "set", "data", "on"),
+    "padding": ("padding", "pad", "padded", "pad to"),
+    "format": ("format", "as"),
+    "basis": ("basis", "from", "space"),
+}
+#: Spoken forms of choice values (a value is always accepted as itself).
+CHOICE_WORDS: dict[str, tuple[str, ...]] = {
+    "tsne": ("t-sne", "t sne", "tsne"),
+    "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vector|embedding|representation)",),
+    "pca": ("pca", "principal components"),
+    "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
+    "stsb-test": ("test split", "test set", "stsb-test", "stsb test"),
+    "stsb-dev": ("dev split", "dev set", "development set", "stsb-dev", "validation split"),
+    "max_length": ("max length", "max_length", "maximum length"),
+    "concat-last4": ("concat-last4", "concat\\w* (?:of )?(?:the )?last (?:4|four)(?: layers)?",
+                     "(?:the )?last (?:4|four) layers,? concatenated", "concat\\w* last4"),
+    "sum-last4": ("sum-last4", "sum(?:med|ming)? (?:of |up )?(?:the )?last (?:4|four)(?: layers)?",
+                  "(?:the )?last (?:4|four) layers,? summed"),
+    "mean-last4": ("mean-last4", "(?:mean|averag(?:e|ed|ing)) (?:of |over )?(?:the )?last (?:4|four)(?: layers)?",
+                   "(?:the )?last (?:4|four) layers,? averaged"),
+    "first": ("first", "first[- ]layer"),
+    "rollout": ("plain rollout", "(?:attention )?rollout method", "matrix[- ]products?"),
+    "flow": ("flow", "max[- ]flow", "maximum flow", "attention flow"),
+    "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
+    "sum-all": ("sum-all", "sum of all(?: the)? layers", "summ?(?:ed|ing)? (?:up |over )?all(?: the)? layers"),
+    "all": ("all", "every", "each", "both"),
+    "both": ("both", "all", "every", "each"),
+    "auto": ("auto", "automatic", "automatically"),
+    "number": ("number", "numbers", "digits"),
+    "subword": ("subword", "sub-word", "word pieces?", "wordpieces?"),
+    "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
+    "pos": ("pos", "part[- ]of[- ]speech(?: tags?)?", "pos tags?", "word classes"),
+    "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
+    "length": ("word length", "length"),
+    "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "sentence vectors",
+                  "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
+    "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
+                  "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
+    "tokens": ("tokens", "token"),
+    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
+    "html": ("html",),
+    "markdown": ("markdown", "md"),
+}
+#: Choice words too common to stand alone: they count only beside a word naming their option.
+COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
+                    "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
+                    "vocab", "vocabulary", "cls", "automatic", "automatically"})
+#: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
+#: ``v`` is the value.
+NAME_WORDS: dict[str, tuple[str, ...]] = {
+    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
+               r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
+               r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
+               r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)"),
+    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
+             r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
+    "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
+           r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
+    "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
+    "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
+               r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
+    "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
+             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
+}
+#: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
+NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
+                       "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
+                       "uploaded", "previous", "it", "one"})
+#: Flags said in words.
+FLAG_WORDS: dict[str, tuple[str, ...]] = {
+    "causal": ("causal", "decoder", "masked attention", "future tokens"),
+    "truncation": ("truncat\\w*",),
+    "why": ("(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
+            "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
+            "drove (?:the|that|this) (?:prediction|fills?)"),
+}
+UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
+NUMBER_WORD = (r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:hundred|thousand)|(?:"
+               + "|".join(TENS) + r")(?:[- ](?:" + "|".join(UNITS[1:10]) + r"))?|"
+               + "|".join(sorted(UNITS, key=len, reverse=True)) + ")")
+NUMBER = (r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:" + NUMBER_WORD + "|" + "|".join(ORDINALS) + r")(?![a-z]))"
+          r"(?:st|nd|rd|th)?")
+#: What may stand between an option's name and its number ("seed, say 7", "sentences: 150", "layer #3").
+BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|say|like|please|pls)\s*){0,3}"
+LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
+#: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
+JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
+#: Choices that mean every other choice of their option ("all" strategies, "both" formats).
+EVERY = ("all", "both")
+#: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
+NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
+#: How an option is set back to its default ("back to the last layer"); ``{}``: the option's names.
+#: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
+EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
+RESET = (r"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{})s?(?:\s+option)?\b")
