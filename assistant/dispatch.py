@@ -240,8 +240,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     same = typed is not None and read.line.split()[0] == typed.name
     if same and (shaped or " --" in read.line or (typed.texts.most == 0 and _DEFINITE.search(line))):
         return read  # "export the conversation": words about what exists, after a command that takes no texts
-    if not syntax and (typed is None or typed.name != first or _quoted_in_words([line])):
-        return read
+    if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):
+        return read  # (a reading with options said in words: "compare minilm and mpnet on the STS benchmark")
     return None
 
 

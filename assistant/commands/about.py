@@ -76,7 +76,8 @@ class Help(Command[Any, Result]):
         """A question without quoted texts that names a command and asks how it is typed."""
         if slots.quoted or not ABOUT_TYPING.search(slots.rest):
             return 0.0
-        names = {n for c in commands() if c.name != "help" for n in (c.name, *c.aliases)}
+        names = {n for c in commands() if c.name != "help" for n in (c.name, *c.aliases)
+                 if ABOUT_TYPING.fullmatch(n) is None}
         return NAMED_BONUS if any(w in names for w in re.findall(r"[\w-]+", slots.rest.lower())) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
@@ -89,7 +90,8 @@ def _named(text: str, table: Mapping[str, Command[Any, Any]]) -> list[str]:
     command's alias: "explain the benchmark command")."""
     if text.lower().strip() in table:
         return [text.lower().strip()]
-    named = [w for w in re.findall(r"[\w-]+", text.lower()) if w in table and table[w].name != "help"]
+    named = [w for w in re.findall(r"[\w-]+", text.lower())  # not "syntax" or "explain": words that ask about typing
+             if w in table and table[w].name != "help" and ABOUT_TYPING.fullmatch(w) is None]
     return sorted(named, key=lambda w: table[w].name != w)
 
 

@@ -138,7 +138,8 @@ class CorpusCommand(Command[Any, Result]):
         named = _file_named(slots)
         if named:
             return [f"load {named}"]
-        return [next((action.value for action, words in ACTION_WORDS.items() if words.search(slots.rest)), "list")]
+        action = next((action.value for action, words in ACTION_WORDS.items() if words.search(slots.rest)), "list")
+        return [] if action == Action.LIST.value else [action]  # the list is `corpus` alone
 
     def question_options(self, texts: list[str], options: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The corpus a question names goes with the action that takes it ("delete the reviews corpus": ``corpus
@@ -260,7 +261,6 @@ class Search(Command[Any, Any]):
         "show me the texts talking about billing problems",
         "the 5 nearest texts to \"A\"",
         "the rows closest to \"A\" in my corpus",
-        "anything about \"A\"?",
         "find the ones about \"A\"",
     )
 

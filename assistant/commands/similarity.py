@@ -25,7 +25,7 @@ ORDER = 20
 LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
 #: What the shape of a question's texts adds to a command's score: a quoted word, then sentences that
 #: contain it, asks for `word` (or `static`).
-WORD_FIRST_BONUS = 0.1
+WORD_FIRST_BONUS = 0.12
 #: What a quoted phrase of several words costs `neighbors` (it finds the neighbours of one word).
 PHRASE_PENALTY = 0.1
 
@@ -49,6 +49,7 @@ class Compare(Command[Any, Comparison]):
         'similarity of "A" vs "B"',
         'how close are these sentences in meaning: "A", "B"',
         'make a similarity matrix of "A", "B" and "C"',
+        'a heatmap of the pairwise similarities of "A", "B" and "C"',
         'score the semantic similarity of "A" and "B"',
         'do "A" and "B" get similar vectors?',
         'how far apart are "A" and "B"?',
@@ -105,6 +106,7 @@ class Why(Command[Any, Any]):
         'which words contribute most to the cosine of "A" and "B"?',
         'token-pair contributions for "A" versus "B"',
         'why does the model think "A" is like "B"?',
+        'explain that similarity score',
     )
 
     @dataclass(frozen=True)
@@ -204,6 +206,7 @@ class Embed(Command[Any, Embedding]):
 @register
 class Static(Command[Any, Any]):
     name, aliases = "static", ("glove",)
+    terms = ("(?:averag(?:e|ed)|mean)[- ]glove", "glove similarity", "static (?:word )?vectors?")
     summary = "GloVe 6B 50d (one vector per word, context-blind) beside the model's contextual vectors"
     texts = Texts(2, None, "a word and sentences (`w | s1 | s2`) or two sentences (`a | b`)",
                   "w | s1 | s2 [| ...]  or  static a | b [| ...]", word_first=True)

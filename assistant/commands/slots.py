@@ -29,6 +29,10 @@ MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:(?:fast\s+
                    r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: "the int8 model": the conversation's model on the int8 path (said without its name).
 INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
+#: A quoted name beside the word for what it names ("the 'body' column", "the column "abstract"", "the corpus
+#: 'support'"): a name, not a text; its quotes are dropped.
+_NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+)[\"'“‘]([\w-]+)[\"'”’]"
+                          r"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+(?:column|field|corpus|dataset)\b)", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
@@ -122,7 +126,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
             (``spoken.read`` does that); default: the part outside quotes.
         asking: words that ask rather than carry (stripped from the ends of unquoted texts).
     """
-    question = question.strip()
+    question = _NAMED_QUOTE.sub(lambda m: "".join(g or "" for g in m.groups()), question.strip())
     spans = quoted_spans(question)
     frame, rest, pos = [], [], 0
     for start, end, _ in spans:

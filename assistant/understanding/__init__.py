@@ -37,8 +37,8 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
                         r"what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
-#: "that layer", "the same head": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head)\b", re.I)
+#: "that layer", "the same head", "that corpus": the previous command's value of that option.
+_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
@@ -46,6 +46,8 @@ _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|
                         r"\s+model)?(?:\s+please)?\s*[.!?]*\s*$", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
+_IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
@@ -54,6 +56,9 @@ _SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
+#: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
+#: question lacks.
+RUNNER_UP = 0.15
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -117,10 +122,38 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
                              carried=_same_as_before(question, before, spec))
     except fill.MissingTexts as exc:
+        runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
+        if runner is not None:
+            return runner
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
+
+
+def _starts_with_another(question: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``question`` starts with the own name of a command other than ``spec``."""
+    first = question.split(None, 1)[0].lower() if question.strip() else ""
+    return first in table and table[first].name == first and first != spec.name
+
+
+def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
+    """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
+    vector in both of them?"): a word to follow through them, not a text to add."""
+    if slots.TARGET_WORD.search(question):
+        return True
+    return read.word is not None and len(read.texts) == 1 and bool(texts) and all(
+        re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
+
+
+def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command]) -> Understanding | None:
+    """When the best reading needs texts the question does not carry, the next reading close behind that needs
+    none (a question without texts asks for a command that takes none)."""
+    for ranked in routing.ranked[1:SUGGESTIONS]:
+        if ranked.spec.texts.least == 0 and routing.best.score - ranked.score <= RUNNER_UP:
+            line = fill.line_for(ranked.spec, question, table)
+            return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
+    return None
 
 
 def _same_as_before(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
@@ -183,8 +216,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if _RUN_AGAIN.match(question):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
-    if read.quoted and not spec.texts.word_first and slots.TARGET_WORD.search(question):
-        return None  # "the word 'pitch' in both of those": another command, on a word and those texts
+    if _starts_with_another(question, spec, table) or (read.quoted and not spec.texts.word_first and _a_word_of(
+            read, question, parse(previous, table, settings).texts)):
+        return None  # "compare that sentence with 'A'", "the word 'pitch' in both of those": another command
     said = spoken.read(read.rest, spec)
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
@@ -202,9 +236,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     elif read.quoted:
         texts = _new_texts(spec, previous, read, table, settings)
     count = spoken.count_option(spec)
-    number = re.fullmatch(r"\D*?(\d+)\D*", read.rest) if not said.options and not texts else None
-    if number is not None and count is not None:  # "try 12 instead": the command's count
-        said.options[count] = number.group(1)
+    number = spoken.number_in(read.rest) if not said.options and not texts else None
+    if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
+        said.options[count] = number
     if not said.options and not texts:
         return None
     options = {spec.option(name).dest: value for name, value in said.options.items()}
@@ -222,7 +256,7 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
     or brings texts of its own (then it is a new question)."""
     read = slots.read(question)
-    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question)):
+    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question) or _IT.search(question)):
         return None
     if not _ANOTHER_MODEL.search(question):
         return None

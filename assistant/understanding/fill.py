@@ -19,7 +19,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
-again new let lets us just maybe""".split()) | slots_mod.ASKING
+again new let lets us just maybe part bit turn""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}
@@ -44,7 +44,7 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
 
 def only_filler(text: str) -> bool:
     """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), and numbers."""
-    return all(w in FILLER or w.isdigit() for w in re.findall(r"[\w'-]+", text.lower()))
+    return all(w in FILLER or spoken.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
 
 
 def previous_texts(texts: list[str], word_first: bool, spec: Command, question: str) -> list[str]:
@@ -115,8 +115,9 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     conversation's model, which a second model named beside it is compared with; ``carried``: options kept from
     the previous command ("that layer"), which the question's own options override."""
     slots, options = read(question, spec, own_model)
-    referred = [] if slots.quoted or spec.texts.most == 0 else referred_texts(question, previous or [])
-    texts = referred or texts_for(spec, slots, table)
+    refers = not slots.quoted and spec.texts.most != 0 and spec.followed  # (help's and model's texts are names)
+    referred = referred_texts(question, previous or []) if refers else []
+    texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     if previous and not slots.quoted and all(only_filler(t) for t in texts):
         texts = []  # "and with attention flow?": no text of its own
     if previous and len(texts) < spec.texts.least:
@@ -124,6 +125,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
         elif spec.texts.word_first and slots.word is not None:  # "the word 'pitch' in both of those"
             texts = [slots.word, *previous]
+        elif REFERS_BACK.search(slots.rest):  # "compare that sentence with 'A'"
+            texts = [*previous, *texts]
     texts, options = spec.question_options(texts, {**(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}

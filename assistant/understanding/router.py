@@ -275,7 +275,9 @@ def fit(spec: Command, slots: Slots) -> float:
         return own
     n = len(slots.texts)
     least, most = spec.texts.least, spec.texts.most
-    if most == 0 or n < least or (most is not None and n > most):
+    if most == 0:  # quoted texts for a command that takes none ("heatmap of similarities: 'a', 'b', 'c'")
+        return own - 2 * FIT_PENALTY
+    if n < least or (most is not None and n > most):
         return own - FIT_PENALTY
     return own
 

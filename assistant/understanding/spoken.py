@@ -291,6 +291,17 @@ def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
     return (lead.start() if lead else start), end
 
 
+def is_number(word: str) -> bool:
+    """Whether ``word`` is a number in digits or words ("12", "ten", "twenty-five")."""
+    return _pattern(rf"{NUMBER}").fullmatch(word) is not None
+
+
+def number_in(text: str) -> str | None:
+    """The one number ``text`` says, in digits ("show ten per layer": 10), or None (none, or several)."""
+    found = _pattern(rf"(?<![\w.,-]){NUMBER}(?![\w-])").findall(text)
+    return _number(found[0]) if len(found) == 1 else None
+
+
 def _number(raw: str) -> str:
     """A number said in digits or words ("twelve", "twenty-five", "two hundred", "2,000", "third") in digits."""
     words = re.split(r"[\s-]+", raw.lower())

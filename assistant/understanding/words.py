@@ -17,7 +17,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "n": ("first", "words", "rows", "tokens", "points", "entries"),
     "sample": ("sample of", "sample", "pairs", "examples"),
     "seed": ("seed",),
-    "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score",
+    "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score", "cosine",
                   "starts at", "from a score of",
                   "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
     "max-length": ("max length", "maximum length", "max-length", "pad (?:it |them |those |that )?to", "padded to",
@@ -25,7 +25,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "dims": ("d", "dims", "dimensions", "dimensional"),
     "pool": ("pool", "pooling", "poolings", "pooled", "token"),
     "method": ("method", "projection", "with", "using", "via", "by"),
-    "color": ("colour", "color", "coloured", "colored", "colouring", "coloring", "by"),
+    "color": ("colour", "color", "coloured", "colored", "colouring", "coloring", "by", "highlight(?:ed|ing)?"),
     "strategy": ("strategy", "strategies"),
     "space": ("space", "in", "with", "using", "from"),
     "level": ("level", "per", "each", "by", "one point per"),
@@ -60,10 +60,12 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "number": ("number", "numbers", "digits"),
     "subword": ("subword", "sub-word", "word pieces?", "wordpieces?"),
     "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
-    "pos": ("pos", "part[- ]of[- ]speech(?: tags?)?", "pos tags?", "word classes"),
+    "biased": ("biased", "biassed"),
+    "pos": ("pos", "part[- ]of[- ]spee?a?ch(?: tags?)?", "pos tags?", "word classes"),
     "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "as (?:single )?points",
                   "sentence vectors",
                   "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
     "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
@@ -83,26 +85,30 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
-               r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)"),
+               r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
+               r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
              r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
     "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
            r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
     "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
+               r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
+    "address": (r"(?P<v>ray://[\w.:-]+)",),
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
 }
 #: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
 NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
-                       "uploaded", "previous", "it", "one"})
+                       "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
+                       "and", "or", "is", "was"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*",),
-    "why": ("(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
+    "why": ("explanation", "(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)"),
 }
@@ -128,5 +134,5 @@ NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:t
 #: How an option is set back to its default ("back to the last layer"); ``{}``: the option's names.
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
 EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
-RESET = (r"\b(?:back to|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
           r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{})s?(?:\s+option)?\b")
