@@ -477,3 +477,86 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
     session = Session()
     session.remember(before, Result(before.split()[0], ""))
     assert understand(question, session, hub, TABLE, hub.settings).line == line
+
+
+@pytest.mark.parametrize("before, question, line", [
+    # a change wrapped in filler words: the command's count, or an option named beside its number
+    (["neighbors doctor --space glove"], "give me 30", "neighbors doctor --space glove --k 30"),
+    (["lens The sky is [MASK]."], "show ten per layer", "lens The sky is [MASK]. --top 10"),
+    (["vocab --color vowels"], "give me 500 of them", "vocab --color vowels --n 500"),
+    (["contextuality --sentences 40"], "more sentences, say 150", "contextuality --sentences 150"),
+    (["clusters --k 5"], "different seed please, 7", "clusters --k 5 --seed 7"),
+    (["compare a cat | a dog"], "give me 30", None),  # compare has no count: not a change to it
+    # after a switch of model, the command before it
+    (["compare The soup is salty. | There is salt in the soup.", "model bert-base"],
+     "and now the same comparison on this model", "compare The soup is salty. | There is salt in the soup."),
+    # a word command's texts: "that word" is its word, "the two sentences" its sentences
+    (["word bank | She works at the bank. | We fished from the bank."],
+     "how contextual is that word across the layers?", "contextuality bank"),
+    (["word light | Turn on the light. | This box is light."], "and how similar are the two sentences overall?",
+     "compare Turn on the light. | This box is light."),
+    (["static Run fast. | Jog quickly."], "which tokens make them close?", "why Run fast. | Jog quickly."),
+    # a quoted word of the previous texts is followed through them; a quoted sentence joins them
+    (["compare The pitch was wet. | Her pitch was perfect."], "does 'pitch' get the same vector in both of them?",
+     "word pitch | The pitch was wet. | Her pitch was perfect."),
+    (["tokenize I can't believe it's not butter!"], "compare that sentence with 'It is hard to believe.'",
+     "compare I can't believe it's not butter! | It is hard to believe."),
+    (["attend The lawyer questioned the witness."], "compare it with bert-base",
+     "attend The lawyer questioned the witness. --vs bert-base"),
+    (["search late delivery --corpus reviews"], "cluster that corpus", "clusters --corpus reviews"),
+    (["attend The keys are on the table."], "and with attention flow?",
+     "rollout The keys are on the table. --method flow"),
+    (["attend I saw her duck. --layer 2"], "show all the layers again", "attend I saw her duck."),
+])
+def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_the_right_command(
+        hub, before, question, line):
+    """Follow-ups as people type them: the change is the only thing said besides filler ("give me 30"), a model
+    switch does not end the conversation's thread, and a word command's texts are split into its word and its
+    sentences for the command that takes one or the other."""
+    from assistant.dispatch import read_line
+
+    session = Session()
+    for earlier in before:
+        session.remember(earlier, Result(earlier.split()[0], ""))
+    reading = read_line(question, session, hub, hub.settings)
+    if line is None:
+        assert reading.unclear is not None or not reading.ran.startswith("compare a cat | a dog --")
+    else:
+        assert reading.unclear is None and reading.ran == line
+
+
+@pytest.mark.parametrize("question, line", [
+    ("Spearman and F1 on my_sts.jsonl, two hundred pairs", "benchmark --sample 200 --data my_sts.jsonl"),
+    ("t-SNE of the first 2,000 vocabulary embeddings", "vocab --n 2000 --method tsne"),
+    ("I want TensorBoard Projector files for the model's vocabulary", "vocab"),  # "Ten" in "TensorBoard" is no number
+    ("Kornblith CKA with the biassed estimator on 50 sentences", "cka --sentences 50 --estimator biased"),
+    ("measure contextuality for the word play", "contextuality play"),
+    ("load data/emails.parquet using the body column", "corpus load data/emails.parquet --column body"),
+    ('load abstracts.parquet using the column "abstract" as the text',
+     "corpus load abstracts.parquet --column abstract"),
+    ("encode books.csv on my ray cluster at ray://10.0.0.5:10001",
+     "corpus load books.csv --engine ray --address ray://10.0.0.5:10001"),
+    ("change the model to the int8 minilm", "model minilm:int8"),
+    ("compare every layer with every other layer, debiased estimator, thirty sentences",
+     "cka --sentences 30 --estimator debiased"),
+    ("compare minilm and mpnet on the STS benchmark", "benchmark --models minilm,mpnet"),
+    ("Abnar & Zuidema rollout for 'The teacher praised the student.' compared with bert-small",
+     "rollout The teacher praised the student. --vs bert-small"),
+    ("what's the syntax for the corpus commands", "help corpus"),
+    ("what corpora do I have?", "corpus"),
+])
+def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):
+    """Numbers in words or with thousands separators, a measure's authors and names, a data file's path (no model's
+    id), a quoted column name, a typo in a choice, and a line that starts with `compare` but asks another command."""
+    from assistant.dispatch import read_line
+
+    reading = read_line(question, Session(), hub, hub.settings)
+    assert reading.unclear is None and reading.ran == line
+
+
+def test_help_finds_the_command_named_in_its_text(hub):
+    from assistant.dispatch import execute
+
+    reply = execute("help with clusters pls", Session(), hub, hub.settings)
+    assert reply.ok and "clusters [--k N|auto]" in reply.result.text
+    assert not execute("help nothing-like-this", Session(), hub, hub.settings).ok
