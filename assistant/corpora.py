@@ -28,7 +28,8 @@ from tools.core import cancel
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
-from tools.corpus.store import Corpus, CorpusStore, Limits
+from tools.corpus.folder import Corpus
+from tools.corpus.store import CorpusStore, Limits
 
 #: A text that names a corpus row by the id its tables show: ``#12``.
 ROW = re.compile(r"^#(\d+)$")

@@ -32,8 +32,8 @@ import numpy as np
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.corpus.facts import CorpusMap
+from tools.corpus.folder import Corpus
 from tools.corpus.layout import points_bytes
-from tools.corpus.store import Corpus
 
 PREFIX = "/assistant/map"
 ROWS_PER_CALL = 200

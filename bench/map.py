@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.browsing import ask, launch  # noqa: E402
 from tools.corpus import layout  # noqa: E402
 from tools.corpus.files import save_npy  # noqa: E402
-from tools.corpus.store import NORMS, ROWS, VECTORS, Corpus, Manifest  # noqa: E402
+from tools.corpus.folder import NORMS, ROWS, VECTORS, Corpus, Manifest  # noqa: E402
 
 
 def synthetic(root: Path, name: str, rows: int, dims: int, seed: int = 0) -> Corpus:

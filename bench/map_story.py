@@ -36,7 +36,8 @@ from common import free_port, machine, start_app
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.browsing import DONE, REPLIES, Reply, Watch, ask, launch, log_text, ready  # noqa: E402
 from tools.corpus.files import save_npy  # noqa: E402
-from tools.corpus.store import NORMS, ROWS, VECTORS, Corpus, CorpusStore, Manifest  # noqa: E402
+from tools.corpus.folder import NORMS, ROWS, VECTORS, Corpus, Manifest  # noqa: E402
+from tools.corpus.store import CorpusStore  # noqa: E402
 
 TOPICS = {
     "refund": ("I asked for a refund for order {n} and the money has still not come back.",

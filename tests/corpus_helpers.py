@@ -8,8 +8,9 @@ import numpy as np
 
 from tools.core.config import Settings
 from tools.corpus.encode import encode_corpus
+from tools.corpus.folder import Corpus
 from tools.corpus.read import read_texts
-from tools.corpus.store import Corpus, CorpusStore
+from tools.corpus.store import CorpusStore
 
 
 def vector_corpus(store: CorpusStore, folder: Path, texts: list[str], vectors: np.ndarray, name: str,

@@ -23,8 +23,8 @@ from tools.core.text import code
 from tools.corpus import clusters, duplicates, outliers, replies, search
 from tools.corpus.encode import engine_named, load_corpus
 from tools.corpus.engines.base import EngineKind
+from tools.corpus.folder import Corpus
 from tools.corpus.read import FORMATS
-from tools.corpus.store import Corpus
 from tools.encoding.pooling import Pooling
 
 ORDER = 65

@@ -2,7 +2,8 @@
 
 - ``router``: which row a question asks for (its phrasings embedded by the model; semantic search).
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
-- ``spoken``: options said in words, mapped onto the row's own options.
+- ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
+  (how an option, a choice, a name, a flag or a number is said).
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the

@@ -1,8 +1,8 @@
 """Corpus: a person's own texts, read once, encoded once (resumably), stored, searched and analysed.
 
-Lives here: ``read`` (CSV, TSV, JSONL, Parquet, TXT -> texts and metadata, refusals counted), ``store`` (one
-folder per corpus: ``rows.parquet``, vector chunks then ``vectors.npy``, the index, ``manifest.json``; atomic
-writes; list, info, drop, size on disk), ``encode`` (chunked, resumable encoding with progress and
+Lives here: ``read`` (CSV, TSV, JSONL, Parquet, TXT -> texts and metadata, refusals counted), ``folder`` (one
+corpus folder: ``rows.parquet``, vector chunks in text-length order then ``vectors.npy``, the index,
+``manifest.json``; atomic writes), ``store`` (the folders under one root: list, info, drop, size on disk, limits), ``encode`` (chunked, resumable encoding with progress and
 cancellation; the :class:`~tools.corpus.encode.ChunkEncoder`), ``engines/`` (who encodes: ``local`` now, the
 same store for any engine), ``index`` (exact search while small, a usearch HNSW graph above, its recall
 measured), ``search``, ``clusters`` (k-means, c-TF-IDF label words), ``duplicates`` (near-duplicate pairs and

@@ -18,7 +18,7 @@ from tools.core import cancel
 from tools.core.errors import UserError
 from tools.corpus.facts import Clusters
 from tools.corpus.files import atomic_write, save_npy
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 
 #: The k tried by ``auto``.
 AUTO_K = range(2, 13)

@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import connected_components
 
 from tools.core.errors import UserError
 from tools.corpus.facts import Duplicates
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_NEIGHBOURS = 10

@@ -24,9 +24,10 @@ from tools.core.text import code
 from tools.corpus.engines.base import EncodeChunk, Engine, EngineKind
 from tools.corpus.engines.local import LocalEngine
 from tools.corpus.facts import EncodeReport, ReadCorpus
+from tools.corpus.folder import CHUNK_ROWS, Corpus
 from tools.corpus.index import build_index
 from tools.corpus.read import read_texts
-from tools.corpus.store import CHUNK_ROWS, Corpus, CorpusStore
+from tools.corpus.store import CorpusStore
 from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.threads import ThreadChooser

@@ -26,7 +26,7 @@ import numpy as np
 from tools.core import cancel
 from tools.core.errors import UserError
 from tools.corpus.files import atomic_write, save_npy
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 
 #: Rows PCA is fitted on at most; the rest are projected.
 FIT_SAMPLE = 100_000

@@ -20,7 +20,7 @@ from tools.core.text import code
 from tools.corpus import clusters as grouping
 from tools.corpus import layout
 from tools.corpus.facts import CorpusMap
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 
 MAX_CATEGORIES = 12
 BINS = 8

@@ -6,7 +6,7 @@ import numpy as np
 
 from tools.core.errors import UserError
 from tools.corpus.facts import Outliers
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 
 
 def outliers(corpus: Corpus, top: int = 20, k: int = 10) -> Outliers:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from tools.core.errors import UserError
 from tools.corpus.facts import SearchHits
-from tools.corpus.store import Corpus
+from tools.corpus.folder import Corpus
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel
 
