@@ -230,6 +230,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
             return other
     syntax = COMMAND_SYNTAX.search(line) is not None
+    if "|" in line:
+        return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
     shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"
     if syntax and not shaped:

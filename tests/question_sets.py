@@ -14,7 +14,9 @@
 - ``questions_fresh6.jsonl``: written apart the same way before the next router change (290 rows, 98 multi-turn;
   four rows its writer reworded after glimpsing the README's list of misses were taken out before it was scored).
 - ``questions_fresh7.jsonl``: written apart while the router changed, from a copy of the README without its routing
-  section (286 rows, 91 multi-turn); scored once at the end of that change, before its misses were read.
+  section (286 rows, 91 multi-turn); scored once halfway through that change, before its misses were read.
+- ``questions_fresh8.jsonl``: written apart the same way (283 rows, 98 multi-turn) after that change, scored once
+  before its misses were read.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ DATA = Path(__file__).parent / "data"
 SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fresh": "questions_fresh.jsonl",
         "fresh2": "questions_fresh2.jsonl", "fresh3": "questions_fresh3.jsonl",
         "fresh4": "questions_fresh4.jsonl", "fresh5": "questions_fresh5.jsonl",
-        "fresh6": "questions_fresh6.jsonl", "fresh7": "questions_fresh7.jsonl"}
+        "fresh6": "questions_fresh6.jsonl", "fresh7": "questions_fresh7.jsonl",
+        "fresh8": "questions_fresh8.jsonl"}
 
 
 def questions(name: str) -> list[dict]:
