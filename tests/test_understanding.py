@@ -507,6 +507,13 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
     (["attend The keys are on the table."], "and with attention flow?",
      "rollout The keys are on the table. --method flow"),
     (["attend I saw her duck. --layer 2"], "show all the layers again", "attend I saw her duck."),
+    (["attend Every student passed. --layer 1"], "and the next layer?", "attend Every student passed. --layer 2"),
+    (["compare She smiled. | She grinned."], "show bert-base's score next to it",
+     "compare She smiled. | She grinned. --vs bert-base"),
+    (["compare The cat sat. | The dog sat.", "model bert-base"], "compare them again on this model",
+     "compare The cat sat. | The dog sat."),
+    (["compare The bark of the tree. | The dog's bark was loud."], "is the word bark the same vector in those two?",
+     "word bark | The bark of the tree. | The dog's bark was loud."),
 ])
 def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_the_right_command(
         hub, before, question, line):

@@ -50,7 +50,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff""".split())
+them it they something stuff sim""".split())
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
         texts = split_payload(payload)
-    word = _target(question if not quoted else rest_text, texts)  # "the word cell in 'A' and 'B'"
+    word = _target(rest_text, texts, named_first=not quoted)  # "the word cell in 'A' and 'B'"
     return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload)
 
 
@@ -215,13 +215,14 @@ def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
     return tail[:stop].strip(" ,:;-")
 
 
-def _target(question: str, texts: list[str]) -> str | None:
-    """The target word: a single-word text (the first), or the word after "the word"."""
+def _target(outside: str, texts: list[str], named_first: bool = False) -> str | None:
+    """The target word: a single-word text (the first), or the word after "the word" outside quotes (first, when
+    nothing is quoted: "is the word bark the same in those two?")."""
+    match = TARGET_WORD.search(outside)
     singles = [t for t in texts if re.fullmatch(r"[\w'-]+", t)]
-    if singles:
-        return singles[0]
-    match = TARGET_WORD.search(question)
-    return match.group(1) if match else None
+    if match and (named_first or not singles):
+        return match.group(1)
+    return singles[0] if singles else None
 
 
 _PHRASING_WORD = re.compile(r"[A-Za-z][\w'-]*")

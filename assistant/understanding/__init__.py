@@ -41,7 +41,8 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|repeat|try)\s+(?:that|it|this)|"
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|repeat|try|compare)\s+"
+                        r"(?:that|it|this|them|those)|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
                         r"(?:\s+(?:again|once more))?(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)"
                         r"\s+model)?(?:\s+please)?\s*[.!?]*\s*$", re.I)
@@ -54,7 +55,10 @@ _ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
 _SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
-_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare)\b", re.I)
+_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare|next to|beside|"
+                            r"alongside)\b", re.I)
+#: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
+_NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
 #: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
@@ -157,6 +161,17 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
     return None
 
 
+def _stepped(question: str, before: Invocation, spec: Command) -> dict[str, str]:
+    """"The next layer" / "the previous head": the previous command's value of that option, one on or one back."""
+    out = {}
+    for step, name in _NEXT.findall(question):
+        option = spec.option(name.lower())
+        value = before.options.get(option.dest) if option is not None else None
+        if isinstance(value, int):
+            out[option.name] = str(value + (1 if step.lower() in ("next", "following") else -1))
+    return out
+
+
 def _same_as_before(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
     """The previous command's layer or head, for ``spec``, when the question says "that layer" / "the same head"."""
     said = (name.lower() for name in _SAME.findall(question))
@@ -221,6 +236,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
             read, question, parse(previous, table, settings).texts)):
         return None  # "compare that sentence with 'A'", "the word 'pitch' in both of those": another command
     said = spoken.read(read.rest, spec)
+    said.options.update(_stepped(question, parse(previous, table, settings), spec))  # "and the next layer?"
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))

@@ -117,14 +117,18 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     slots, options = read(question, spec, own_model)
     refers = not slots.quoted and spec.texts.most != 0 and spec.followed  # (help's and model's texts are names)
     referred = referred_texts(question, previous or []) if refers else []
+    named = slots_mod.TARGET_WORD.search(slots.rest)  # "is the word bark the same in those two?"
+    if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
+        referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     if previous and not slots.quoted and all(only_filler(t) for t in texts):
         texts = []  # "and with attention flow?": no text of its own
     if previous and len(texts) < spec.texts.least:
-        if not slots.quoted:  # "and what does GloVe say?", "show me the heads"
+        word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
+        if spec.texts.word_first and word is not None and word not in previous:  # those"
+            texts = [word, *previous]
+        elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
-        elif spec.texts.word_first and slots.word is not None:  # "the word 'pitch' in both of those"
-            texts = [slots.word, *previous]
         elif REFERS_BACK.search(slots.rest):  # "compare that sentence with 'A'"
             texts = [*previous, *texts]
     texts, options = spec.question_options(texts, {**(carried or {}), **options})
