@@ -508,6 +508,8 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
      "rollout The keys are on the table. --method flow"),
     (["attend I saw her duck. --layer 2"], "show all the layers again", "attend I saw her duck."),
     (["attend Every student passed. --layer 1"], "and the next layer?", "attend Every student passed. --layer 2"),
+    (["neighbors king"], "what about queen", "neighbors queen"),  # a new word for a command that takes one first
+    (["neighbors king --space glove"], "same in glove", "neighbors king --space glove"),  # "same" is no word
     (["compare She smiled. | She grinned."], "show bert-base's score next to it",
      "compare She smiled. | She grinned. --vs bert-base"),
     (["compare The cat sat. | The dog sat.", "model bert-base"], "compare them again on this model",

@@ -252,6 +252,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = parse(previous, table, settings).texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, previous, read, table, settings)
+    elif (spec.texts.word_first and _FOLLOW_UP.match(question) and not said.options and leftover.lower() not in table
+          and re.fullmatch(r"[A-Za-z][\w'-]*", leftover) and not fill.only_filler(leftover)):
+        texts = [leftover, *parse(previous, table, settings).texts[1:]]  # "what about queen" after `neighbors king`
     count = spoken.count_option(spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
     if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
