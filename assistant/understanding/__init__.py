@@ -125,7 +125,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried=_same_as_before(question, before, spec))
+                             carried=_kept(question, before, spec))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
         if runner is not None:
@@ -161,22 +161,18 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
     return None
 
 
-def _stepped(question: str, before: Invocation, spec: Command) -> dict[str, str]:
-    """"The next layer" / "the previous head": the previous command's value of that option, one on or one back."""
-    out = {}
-    for step, name in _NEXT.findall(question):
+def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
+    """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
+    corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
+    out: dict[str, str] = {}
+    for step, name in [("", n) for n in _SAME.findall(question)] + _NEXT.findall(question):
         option = spec.option(name.lower())
-        value = before.options.get(option.dest) if option is not None else None
-        if isinstance(value, int):
+        value = before.options.get(option.dest) if before is not None and option is not None else None
+        if value is not None and not step:
+            out[option.name] = str(value)
+        elif isinstance(value, int):
             out[option.name] = str(value + (1 if step.lower() in ("next", "following") else -1))
     return out
-
-
-def _same_as_before(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
-    """The previous command's layer or head, for ``spec``, when the question says "that layer" / "the same head"."""
-    said = (name.lower() for name in _SAME.findall(question))
-    return {name: str(before.options[name]) for name in said
-            if before is not None and spec.option(name) is not None and before.options.get(name) is not None}
 
 
 def _named_alone(question: str, session: Session, table: Mapping[str, Command],
@@ -232,11 +228,12 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if _RUN_AGAIN.match(question):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
+    before = parse(previous, table, settings)
     if _starts_with_another(question, spec, table) or (read.quoted and not spec.texts.word_first and _a_word_of(
-            read, question, parse(previous, table, settings).texts)):
+            read, question, before.texts)):
         return None  # "compare that sentence with 'A'", "the word 'pitch' in both of those": another command
     said = spoken.read(read.rest, spec)
-    said.options.update(_stepped(question, parse(previous, table, settings), spec))  # "and the next layer?"
+    said.options.update(_kept(question, before, spec))  # "and the next layer?"
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
@@ -249,12 +246,12 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return None
     texts: list[str] = []
     if adding:
-        texts = parse(previous, table, settings).texts + list(read.texts)
+        texts = before.texts + list(read.texts)
     elif read.quoted:
-        texts = _new_texts(spec, previous, read, table, settings)
+        texts = _new_texts(spec, before.texts, read)
     elif (spec.texts.word_first and _FOLLOW_UP.match(question) and not said.options and leftover.lower() not in table
           and re.fullmatch(r"[A-Za-z][\w'-]*", leftover) and not fill.only_filler(leftover)):
-        texts = [leftover, *parse(previous, table, settings).texts[1:]]  # "what about queen" after `neighbors king`
+        texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
     count = spoken.count_option(spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
     if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
@@ -313,10 +310,9 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
                          because=f"it asks for the previous command, {code(previous, 80)}, on {code(other, 40)}")
 
 
-def _new_texts(spec: Command, previous: str, read: slots.Slots, table: Mapping[str, Command],
-               settings: Settings) -> list[str]:
-    """New texts for the previous command: a new word replaces only the word ("try the word 'river'")."""
-    before = parse(previous, table, settings).texts
+def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]:
+    """New texts for the previous command (its texts ``before``): a new word replaces only the word ("try the word
+    'river'")."""
     if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]
     return list(read.texts)
