@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tools.corpus.read import FORMATS
 from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
 
 #: A quoted text: the opening mark not glued to a word before it, the closing one not to a word after.
@@ -22,10 +23,12 @@ _QUOTED = re.compile(
 #: A model a question may name: the embedded ones and the aliases (``:int8`` or "int8" after one, or "the int8
 #: version of" before one), or a hub id ``org/name``.
 _KNOWN_MODELS = sorted([*EMBEDDED, *ALIASES], key=len, reverse=True)
+#: A data file's path: a corpus format's suffix, or a benchmark's ``.json``.
+DATA_FILE = r"[\w./~-]+(?:" + "|".join(re.escape(s) for s in (*FORMATS, ".json")) + r")\b"
 MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:(?:fast\s+|faster\s+)?"
                    r"(?:version|copy|model|variant)\s+of\s+(?:the\s+)?)?)?(?P<name>"
                    + "|".join(re.escape(m).replace("\\-", "[- ]?") for m in _KNOWN_MODELS)
-                   + r"|(?![\w./-]*\.(?:csv|tsv|jsonl?|parquet|txt)\b)"  # a data file's path is no model's id
+                   + rf"|(?!{DATA_FILE})"  # a data file's path is no model's id
                    r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?P<fast>:int8|\s+int8)?(?![\w/-])", re.I)
 #: "the int8 model": the conversation's model on the int8 path (said without its name).
 INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)

@@ -6,6 +6,8 @@ choice's spoken forms ("t-SNE" for ``tsne``), and numbers said in words.
 
 from __future__ import annotations
 
+from assistant.commands.slots import DATA_FILE
+
 #: How people name an option (the row's option names are always accepted too).
 OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "layer": ("layer", "hidden state"),
@@ -88,7 +90,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
-             r"(?P<v>[\w./~-]+\.(?:csv|tsv|jsonl|json|parquet|txt))\b",),
+             rf"(?P<v>{DATA_FILE})",),
     "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
            r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
