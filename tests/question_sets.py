@@ -17,6 +17,8 @@
   section (286 rows, 91 multi-turn); scored once halfway through that change, before its misses were read.
 - ``questions_fresh8.jsonl``: written apart the same way (283 rows, 98 multi-turn) after that change, scored once
   before its misses were read.
+- ``questions_fresh9.jsonl``: written apart the same way (283 rows, 95 multi-turn) before the next router change,
+  scored once before its misses were read.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fre
         "fresh2": "questions_fresh2.jsonl", "fresh3": "questions_fresh3.jsonl",
         "fresh4": "questions_fresh4.jsonl", "fresh5": "questions_fresh5.jsonl",
         "fresh6": "questions_fresh6.jsonl", "fresh7": "questions_fresh7.jsonl",
-        "fresh8": "questions_fresh8.jsonl"}
+        "fresh8": "questions_fresh8.jsonl",
+        "fresh9": "questions_fresh9.jsonl"}
 
 
 def questions(name: str) -> list[dict]:
