@@ -47,24 +47,24 @@ def run(device: str) -> tuple[list, list[tuple[str, int, int]], float]:
     """Encode TEXTS (with attentions, then without) through the boundary on ``device``; record every call."""
     from tools.encoding import encode as encode_module
 
-    real = encode_module.forward_batch
+    real = encode_module.forward_batches
     calls: list[tuple[str, int, int]] = []
 
     def recording(*args, **kwargs):
         value = real(*args, **kwargs)
-        for hidden, attn in value:
+        for hidden, attn in (row for rows in value for row in rows):
             assert hidden.__class__.__module__ == "numpy" and (attn is None or attn.__class__.__module__ == "numpy")
         calls.append((device, len(pickle.dumps((args, kwargs))), len(pickle.dumps(value))))
         return value
 
     lm = tiny_model(device)
-    encode_module.forward_batch = recording
+    encode_module.forward_batches = recording
     try:
         start = time.perf_counter()
         out = encode_module.encode(lm, TEXTS, attentions=True) + encode_module.encode(lm, TEXTS)
         seconds = time.perf_counter() - start
     finally:
-        encode_module.forward_batch = real
+        encode_module.forward_batches = real
     return out, calls, seconds
 
 

@@ -116,3 +116,25 @@ def test_a_pass_for_sentence_vectors_returns_the_last_layer_alone_and_the_same_n
     tiny.state.encoding_cache.clear()
     pooled = encode(tiny, TEXTS, last_only=True)
     assert all(e.hidden_states.shape[0] == 1 for e in pooled)
+
+
+@pytest.mark.parametrize("kind", ["onnx", "onnx-int8"])
+def test_several_batches_run_on_one_session_per_core_and_give_each_text_its_own_states(tiny, kind, monkeypatch):
+    """A corpus chunk's batches run side by side on one-thread sessions (one per core): every text still gets
+    the states of its own batch, the same as one batch after another on one session over every core."""
+    monkeypatch.setattr(onnx_int8, "max_threads", lambda: 2)  # the worker path even on a 1-core runner
+    tiny = quantize(tiny) if kind == "onnx-int8" else tiny
+    if kind == "onnx":
+        tiny.state.backend = OnnxBackend.lazy(tiny, min_rows=1)
+    backend = tiny.state.backend
+    texts = [f"Sentence number {i} is about {'the river bank ' * (i % 4)}boats." for i in range(7)]
+    feeds = []
+    for start in range(0, len(texts), 2):  # four batches of different lengths
+        batch = tiny.tokenizer(texts[start:start + 2], padding=True, return_tensors="pt")
+        feeds.append({k: v.long() for k, v in batch.items()})
+    side_by_side = backend.run_many(tiny, feeds, attentions=False, threads=2)
+    one_by_one = [backend.run(tiny, feed, attentions=False, threads=2) for feed in feeds]
+    assert {key for key in backend._sessions} >= {(1, 0), (1, 1), (2, 0)}
+    for (ours, _), (theirs, _) in zip(side_by_side, one_by_one, strict=True):
+        assert ours.shape == theirs.shape
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-5)

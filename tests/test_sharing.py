@@ -169,7 +169,7 @@ from tools.encoding import encode, forward
 from tools.models.hub import ModelHub
 from tools.core.config import Settings
 encode.encode(ModelHub(Settings()).get("minilm"), ["a cat", "a dog"])
-print(forward.forward_batch.__name__, spaces.calls)
+print(forward.forward_batches.__name__, spaces.calls)
 """
 
 
@@ -183,13 +183,13 @@ def test_gpu_decorator_is_a_no_op_here_and_wraps_the_forward_pass_where_spaces_i
 
     assert gpu.zero_gpu() is None  # the repository's own spaces/ folder is not Hugging Face's `spaces`
     assert gpu.gpu(forward) is forward
-    assert vectors.forward_batch.__name__ == "forward_batch"
+    assert vectors.forward_batches.__name__ == "forward_batches"
     (tmp_path / "spaces.py").write_text(FAKE_SPACES)  # stands in for the package a ZeroGPU Space has
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={**offline_env(), "SPACES_ZERO_GPU": "true",
                               "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split()[-2:] == ["on_gpu", "['forward_batch']"]  # one batch, one wrapped forward pass
+    assert out.stdout.split()[-2:] == ["on_gpu", "['forward_batches']"]  # one batch, one wrapped forward pass
 
 
 # --- the Space bundle, --share and --mcp as real processes ----------------------------------

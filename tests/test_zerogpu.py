@@ -117,7 +117,7 @@ def _duration_of(fn):
     from tools.encoding import forward
     from tools.inspection import masking
 
-    return {"forward_batch": forward.seconds_for, "_forward_on_gpu": masking._seconds_for}.get(fn.__name__)
+    return {"forward_batches": forward.seconds_for, "_forward_on_gpu": masking._seconds_for}.get(fn.__name__)
 
 
 def _fresh(hub) -> None:
@@ -165,7 +165,7 @@ def _examples() -> list[str]:
 def test_every_boundary_function_takes_small_picklable_arguments(lm, through_worker):
     with pytest.raises((TypeError, AttributeError, pickle.PicklingError)):
         pickle.dumps(lm)  # a loaded model cannot cross (its lock), which is why only its key does
-    assert {fn.__name__ for fn in gpu.BOUNDARY} >= {"forward_batch", "_forward_on_gpu"}
+    assert {fn.__name__ for fn in gpu.BOUNDARY} >= {"forward_batches", "_forward_on_gpu"}
     clear_cache(lm)
     encode(lm, ["The cat sat on the mat.", "A dog barked."], attentions=True)
     assert through_worker.crossings and all(c.argument_bytes < MAX_ARGUMENT_BYTES for c in through_worker.crossings)
@@ -176,10 +176,11 @@ def test_forward_passes_give_the_same_vectors_through_the_boundary(lm, monkeypat
     clear_cache(lm)
     plain = encode(lm, texts, attentions=True) + encode(lm, texts)
     stand_in = ForkedGPU()
-    (forward_batch,) = [fn for fn in gpu.BOUNDARY if fn.__name__ == "forward_batch"]
+    (forward_batches,) = [fn for fn in gpu.BOUNDARY if fn.__name__ == "forward_batches"]
     from tools.encoding import encode as encode_module
 
-    monkeypatch.setattr(encode_module, "forward_batch", stand_in(forward_batch, duration=_duration_of(forward_batch)))
+    monkeypatch.setattr(encode_module, "forward_batches",
+                        stand_in(forward_batches, duration=_duration_of(forward_batches)))
     clear_cache(lm)
     crossed = encode(lm, texts, attentions=True) + encode(lm, texts)
     assert len(stand_in.crossings) == 2  # one batch with attentions, one without

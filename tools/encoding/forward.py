@@ -1,11 +1,15 @@
-"""The GPU boundary of encoding: one padded batch's forward pass, given token ids and a model key.
+"""The GPU boundary of encoding: a few padded batches' forward passes, given token ids and a model key.
 
 Everything that crosses here is small and picklable (see ``tools.models.gpu``): the
 model's registry key, int64 id and mask arrays, a flag; what comes back is numpy,
-one array per row with its padding already cut off.
+one array per row with its padding already cut off. Several batches cross in one call,
+so a backend with workers of its own (ONNX Runtime on a CPU) runs them side by side, and a
+ZeroGPU Space pays for one call instead of one per batch.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -18,42 +22,58 @@ from tools.models.threads import threads_for
 _TOKENS_PER_SECOND = 2_000
 
 
-def seconds_for(key: str, input_ids: np.ndarray, attention_mask: np.ndarray,
-                token_type_ids: np.ndarray | None = None, attentions: bool = False, last_only: bool = False) -> int:
-    """The ZeroGPU duration a batch needs: a few seconds plus its tokens (attentions count four times)."""
-    work = int(input_ids.size) * (4 if attentions else 1)
+class Batch(NamedTuple):
+    """One padded batch: (B, T) int64 arrays; ``token_type_ids`` is None for a model that takes none."""
+
+    input_ids: np.ndarray
+    attention_mask: np.ndarray
+    token_type_ids: np.ndarray | None = None
+
+
+#: Per row of a batch: hidden states (L+1, n, D) float32 (or (1, n, D)) and attentions (L, H, n, n) or None.
+Rows = list[tuple[np.ndarray, np.ndarray | None]]
+
+
+def seconds_for(key: str, batches: list[Batch], attentions: bool = False, last_only: bool = False) -> int:
+    """The ZeroGPU duration the batches need: a few seconds plus their tokens (attentions count four times)."""
+    work = sum(int(b.input_ids.size) for b in batches) * (4 if attentions else 1)
     return int(min(120, 10 + work // _TOKENS_PER_SECOND))
 
 
 @gpu(duration=seconds_for)
-def forward_batch(key: str, input_ids: np.ndarray, attention_mask: np.ndarray,
-                  token_type_ids: np.ndarray | None = None, attentions: bool = False,
-                  last_only: bool = False) -> list[tuple[np.ndarray, np.ndarray | None]]:
-    """One forward pass over a padded batch.
+def forward_batches(key: str, batches: list[Batch], attentions: bool = False,
+                    last_only: bool = False) -> list[Rows]:
+    """The forward passes of ``batches``, in order.
 
     Args:
         key: the model's registry key (:attr:`tools.models.hub.LoadedModel.key`).
-        input_ids: (B, T) int64, padded.
-        attention_mask: (B, T) int64, 1 for real tokens.
-        token_type_ids: (B, T) int64 when the model takes them, else None.
+        batches: padded batches (see :class:`Batch`).
         attentions: whether to return attention weights too.
         last_only: return only the last layer's hidden states (what sentence vectors need): a
             seventh of the bytes for a 6-layer model, across the boundary and in the cache.
 
     Returns:
-        Per row: hidden states (L+1, n, D) float32 (or (1, n, D) with ``last_only``) and attentions
-        (L, H, n, n) float32 or None, where n is the row's length without padding.
+        Per batch, per row: hidden states (L+1, n, D) float32 (or (1, n, D) with ``last_only``) and
+        attentions (L, H, n, n) float32 or None, where n is the row's length without padding.
     """
     lm = model_by_key(key)
-    feed = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(attention_mask)}
-    if token_type_ids is not None:
-        feed["token_type_ids"] = torch.from_numpy(token_type_ids)
+    feeds = [_feed(b) for b in batches]
     chooser = lm.state.threads if lm.device.type == "cpu" else None
-    with threads_for(int(input_ids.size), chooser) as threads:
-        hidden, attn = lm.state.backend.run(lm, feed, attentions, threads.wanted, last_only)
-        lengths = attention_mask.sum(axis=1).tolist()
-        if last_only:
-            hidden = hidden[-1:]
-        return [(np.ascontiguousarray(hidden[:, row, :n].numpy()),
-                 np.ascontiguousarray(attn[row, :, :, :n, :n].numpy()) if attn is not None else None)
-                for row, n in enumerate(lengths)]
+    with threads_for(sum(int(b.input_ids.size) for b in batches), chooser) as threads:
+        states = lm.state.backend.run_many(lm, feeds, attentions, threads.wanted, last_only)
+    return [_rows(hidden, attn, b.attention_mask, last_only) for (hidden, attn), b in zip(states, batches)]
+
+
+def _feed(batch: Batch) -> dict[str, torch.Tensor]:
+    feed = {"input_ids": torch.from_numpy(batch.input_ids), "attention_mask": torch.from_numpy(batch.attention_mask)}
+    if batch.token_type_ids is not None:
+        feed["token_type_ids"] = torch.from_numpy(batch.token_type_ids)
+    return feed
+
+
+def _rows(hidden: torch.Tensor, attn: torch.Tensor | None, attention_mask: np.ndarray, last_only: bool) -> Rows:
+    if last_only:
+        hidden = hidden[-1:]
+    return [(np.ascontiguousarray(hidden[:, row, :n].numpy()),
+             np.ascontiguousarray(attn[row, :, :, :n, :n].numpy()) if attn is not None else None)
+            for row, n in enumerate(attention_mask.sum(axis=1).tolist())]

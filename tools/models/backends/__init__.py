@@ -7,8 +7,8 @@
   (full precision; a CPU model switches to it at its first bulk batch, exported then) and
   ``onnx-int8`` (the fast path); attentions fall back to PyTorch. onnxruntime is imported only there.
 
-Room for a remote serving engine: a class with ``name`` and ``run`` (see :class:`Backend`). Modules are
-named ``torch_fp32``/``torch_int8`` rather than ``torch`` so that nothing can shadow the torch package.
+Room for a remote serving engine: a class with ``name``, ``run`` and ``run_many`` (see :class:`Backend`).
+Modules are named ``torch_fp32``/``torch_int8`` rather than ``torch`` so that nothing can shadow the torch package.
 
 May import: torch, ``tools.core``, ``tools.models.threads``; onnx and onnxruntime only in
 ``onnx_runtime``, when a model first needs it; never ``tools.models.hub`` (the hub imports the backends).
@@ -49,4 +49,10 @@ class Backend(Protocol):
             last_only: only the last hidden state is wanted (sentence vectors): return it alone,
                 (1, B, T, D), and skip copying the others (ignored when ``attentions``).
         """
+        ...
+
+    def run_many(self, lm: EncoderModel, feeds: list[dict[str, torch.Tensor]], attentions: bool,
+                 threads: int, last_only: bool = False) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """:meth:`run` for each of several padded batches, in order; a backend with workers of its own may
+        run them side by side."""
         ...

@@ -30,6 +30,11 @@ class TorchBackend:
             attn = torch.stack(out.attentions, dim=1).float().cpu() if attentions else None  # (B, L, H, T, T)
         return hidden, attn
 
+    def run_many(self, lm: EncoderModel, feeds: list[dict[str, torch.Tensor]], attentions: bool,
+                 threads: int, last_only: bool = False) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """One batch after another (PyTorch spreads each over its own threads)."""
+        return [self.run(lm, feed, attentions, threads, last_only) for feed in feeds]
+
 
 class _attention_kind:
     """Use ``sdpa`` for a forward pass that needs no attention weights, when the model supports it."""
