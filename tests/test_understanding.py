@@ -43,7 +43,7 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: README gives those clean numbers); since then all of them guided changes, so these floors guard what works.
 FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.94, 0.93), "fresh2": (0.93, 0.91),
           "fresh3": (0.94, 0.93), "fresh4": (0.93, 0.92), "fresh5": (0.93, 0.92), "fresh6": (0.94, 0.93),
-          "fresh7": (0.90, 0.87), "fresh8": (0.88, 0.86)}
+          "fresh7": (0.90, 0.87), "fresh8": (0.88, 0.86), "fresh9": (0.88, 0.84)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
@@ -189,6 +189,7 @@ def test_a_line_is_a_question_only_when_its_first_word_is_not_a_command():
     assert is_question("How similar are 'a' and 'b'?", TABLE)
     assert not is_question("compare a | b", TABLE)
     assert not is_question("compar a | b", TABLE)  # a typo of a verb keeps the parser's "did you mean"
+    assert is_question("ok which tokens carry their similarity?", TABLE)  # "ok" is a word, not a typo of `tok`
     assert not is_question("<script>x</script>", TABLE)
 
 
@@ -509,6 +510,13 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
     (["attend I saw her duck. --layer 2"], "show all the layers again", "attend I saw her duck."),
     (["attend Every student passed. --layer 1"], "and the next layer?", "attend Every student passed. --layer 2"),
     (["neighbors king"], "what about queen", "neighbors queen"),  # a new word for a command that takes one first
+    # "the last command" is the previous one, run again or changed
+    (["compare A cat sat. | A kitten sat."], "run the last command again", "compare A cat sat. | A kitten sat."),
+    (["attend The cat sat on the mat"], "repeat the last command, but layer 3 head 4",
+     "attend The cat sat on the mat --layer 3 --head 4"),
+    (["compare a | b --layer 4"], "rerun it with the layer option back to its default", "compare a | b"),
+    (["compare The cat sat. | The dog sat."], "ok which tokens carry their similarity?",
+     "why The cat sat. | The dog sat."),  # "ok" starts a sentence: no typo of `tok`
     (["neighbors king --space glove"], "same in glove", "neighbors king --space glove"),  # "same" is no word
     (["compare She smiled. | She grinned."], "show bert-base's score next to it",
      "compare She smiled. | She grinned. --vs bert-base"),
@@ -553,6 +561,14 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
      "rollout The teacher praised the student. --vs bert-small"),
     ("what's the syntax for the corpus commands", "help corpus"),
     ("what corpora do I have?", "corpus"),
+    # a corpus of the conversation named alone, where a name stands (not "find reviews about ...", "reviews.csv")
+    ("dedupe check on reviews at 0.98", "duplicates --threshold 0.98 --corpus reviews"),
+    ("show every row of reviews as points on one chart", "map --corpus reviews"),
+    ("find reviews about late delivery", "search late delivery"),
+    ("load reviews.csv", "corpus load reviews.csv"),
+    ("paraphrase F1 when pairs with gold 3.5 or more count as paraphrases", "benchmark --threshold 3.5"),
+    ("benchmark mpnet against minilm", "benchmark --models mpnet,minilm"),  # a command's name, then words
+    ("show me examples for the benchmark command", "help benchmark"),
 ])
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):
     """Numbers in words or with thousands separators, a measure's authors and names, a data file's path (no model's

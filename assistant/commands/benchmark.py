@@ -20,7 +20,7 @@ ORDER = 60
 @register
 class Benchmark(Command[Any, BenchmarkRun]):
     name, aliases = "benchmark", ("bench", "sts")
-    terms = ("spearman", "sts-?b", "pearson", "paraphrase accuracy")
+    terms = ("spearman", "sts-?b", "pearson", "paraphrase accuracy", "benchmark(?:s|ing)?")
     summary = ("STS evaluation: Spearman / Pearson x 100 against gold scores per model x pooling, "
                "paraphrase accuracy / F1 at the best threshold, GloVe / input-embedding / shuffled baselines, "
                "worst pairs, a chart, CSV and JSON")

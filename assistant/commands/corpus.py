@@ -331,7 +331,7 @@ class Clusters(Command[Any, Any]):
 @register
 class Duplicates(Command[Any, Any]):
     name, aliases = "duplicates", ("dupes", "near-duplicates")
-    terms = ("duplicates?", "near-duplicates?", "dupes", "dedupe", "basically the same")
+    terms = ("duplicates?", "near-duplicates?", "dupes", "dedupe", "basically the same", "copies")
     summary = "groups of near-duplicate texts in your corpus, with their scores, and every pair found"
     examples = ("duplicates", "duplicates --threshold 0.9")
     phrasings = (

@@ -9,7 +9,8 @@
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
 likeliest command lines when the question is not clear enough to act on.
 
-May import: ``tools``, ``assistant.commands``, ``assistant.parsing``, ``assistant.sharing.links``;
+May import: ``tools``, ``assistant.commands``, ``assistant.corpora`` (the names of the corpora a conversation may
+use), ``assistant.parsing``, ``assistant.sharing.links``;
 never ``assistant.app`` or ``assistant.render``.
 """
 
@@ -20,6 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from assistant import corpora
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
@@ -34,15 +36,15 @@ from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|but|with|at|in|using|use|only|just|zoom|add|make it|show it|switch to|"
-                        r"what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
+                        r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
+                        r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|repeat|try|compare)\s+"
-                        r"(?:that|it|this|them|those)|"
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
+                        r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
                         r"(?:\s+(?:again|once more))?(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)"
                         r"\s+model)?(?:\s+please)?\s*[.!?]*\s*$", re.I)
@@ -90,6 +92,8 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
     first = stripped.split()[0]
     if first.lower() in table or not re.match(r"[A-Za-z'\"“‘`]", first):
         return False
+    if first.lower().rstrip(",.!") in slots.ASKING:  # "ok back to the pair": a word of a sentence, not a typo of `tok`
+        return True
     return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
 
 
@@ -125,7 +129,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried=_kept(question, before, spec))
+                             carried=_kept(question, before, spec), known=_known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
         if runner is not None:
@@ -159,6 +163,14 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
             line = fill.line_for(ranked.spec, question, table)
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
+
+
+def _known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
+    """The corpora this conversation may use, by name, for a command that reads one (``--corpus``): a question may
+    name one without the word "corpus" ("any copies in reviews?")."""
+    if spec.option("corpus") is None:
+        return {}
+    return {"corpus": [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]}
 
 
 def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import assistant.commands.slots as slots_mod
 import assistant.understanding.spoken as spoken
@@ -64,10 +64,12 @@ def asking_words(spec: Command) -> frozenset[str]:
     return slots_mod.asking_words(spec.phrasings)
 
 
-def read(question: str, spec: Command, own_model: str | None = None) -> tuple[Slots, dict[str, str]]:
-    """The question's texts and the options of ``spec`` said in its words (``own_model``: the conversation's)."""
+def read(question: str, spec: Command, own_model: str | None = None,
+         known: Mapping[str, Sequence[str]] | None = None) -> tuple[Slots, dict[str, str]]:
+    """The question's texts and the options of ``spec`` said in its words (``own_model``: the conversation's;
+    ``known``: names that exist for an option)."""
     outside = slots_mod.read(question).rest
-    said = spoken.read(outside, spec, own_model)
+    said = spoken.read(outside, spec, own_model, known)
     return slots_mod.read(question, unquoted=said.rest, asking=asking_words(spec)), said.options
 
 
@@ -107,14 +109,16 @@ def as_text(text: str) -> str:
 
 
 def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
-             own_model: str | None = None, carried: Mapping[str, str] | None = None) -> str:
+             own_model: str | None = None, carried: Mapping[str, str] | None = None,
+             known: Mapping[str, Sequence[str]] | None = None) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
     quotes that refers back ("why are they similar?") or carries too few texts of its own ("and what does GloVe
     say?") runs on the ``previous`` command's texts; a word it quotes for a command that takes a word first joins
     them. ``own_model``: the
     conversation's model, which a second model named beside it is compared with; ``carried``: options kept from
-    the previous command ("that layer"), which the question's own options override."""
-    slots, options = read(question, spec, own_model)
+    the previous command ("that layer"), which the question's own options override; ``known``: names that exist
+    for an option (the conversation's corpora), which a question may say alone."""
+    slots, options = read(question, spec, own_model, known)
     refers = not slots.quoted and spec.texts.most != 0 and spec.followed  # (help's and model's texts are names)
     referred = referred_texts(question, previous or []) if refers else []
     named = slots_mod.TARGET_WORD.search(slots.rest)  # "is the word bark the same in those two?"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from assistant.commands.base import Command
-from assistant.commands.options import Option, ParamType
+from assistant.commands.options import Number, Option, ParamType
 from assistant.commands.slots import INT8, MODEL, model_name
 from assistant.understanding.words import (
     BETWEEN,
@@ -24,6 +25,7 @@ from assistant.understanding.words import (
     FLAG_WORDS,
     JOIN,
     LEAD,
+    NAME_LEAD,
     NAME_WORDS,
     NOT,
     NOT_NAMES,
@@ -56,10 +58,12 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
+def read(text: str, spec: Command, own_model: str | None = None,
+         known: Mapping[str, Sequence[str]] | None = None) -> Spoken:
     """The options of ``spec`` said in ``text`` (a question outside its quotes). An option that takes one model
     names the model that is not ``own_model`` (the conversation's) when the question names both ("show bert-base
-    next to minilm" on minilm is ``--vs bert-base``)."""
+    next to minilm" on minilm is ``--vs bert-base``). ``known``: names that exist for an option (the corpora this
+    conversation may use), said alone ("dedupe check on reviews")."""
     found: dict[str, str] = {}
     cuts: list[tuple[int, int]] = []
 
@@ -78,6 +82,10 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
         for pattern in patterns:
             for m in pattern.finditer(text):
                 keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
+    fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
+    decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
+    if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
+        keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
     for option in spec.options:
         if option.is_flag:
             for word in FLAG_WORDS.get(option.name, (option.name,)):
@@ -100,7 +108,7 @@ def read(text: str, spec: Command, own_model: str | None = None) -> Spoken:
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
         else:
-            if (named := _named(text, option)) is not None:
+            if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()))) is not None:
                 keep(option, *named)
             if option.name not in found and not option.type.numeric and (said := _said(text, spec, option)):
                 keep(option, *said)
@@ -155,6 +163,16 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
         for m in _pattern(pattern).finditer(text):
             if m.group("v").lower() not in NOT_NAMES:
                 return m.group("v").replace(" ", ""), _with_lead(text, *m.span())
+    return None
+
+
+def _known(text: str, names: Sequence[str]) -> tuple[str, tuple[int, int]] | None:
+    """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews"; not "find reviews about
+    ..." nor "reviews.csv"), and where, with the words that lead into it."""
+    for name in sorted(names, key=len, reverse=True):
+        m = _pattern(rf"\b{NAME_LEAD}\s+(?:the\s+)?({re.escape(name)})(?![\w-]|\.\w)").search(text)
+        if m is not None and name.lower() not in NOT_NAMES:
+            return name, _with_lead(text, m.start(1), m.end(1))
     return None
 
 

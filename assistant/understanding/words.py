@@ -101,6 +101,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
 }
+#: Words after which a known name (a corpus of the conversation) is that name, not a noun: "duplicates in reviews",
+#: "stop encoding reviews" (but "find reviews about late delivery").
+NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|delete|remove|use|using)"
 #: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
 NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
@@ -133,8 +136,10 @@ JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 EVERY = ("all", "both")
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
-#: How an option is set back to its default ("back to the last layer"); ``{}``: the option's names.
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
 EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
+#: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
+#: ``{0}``: the option's names.
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
-          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{})s?(?:\s+option)?\b")
+         r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
+         r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its|the)\s+default\b")
