@@ -515,6 +515,11 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
     (["attend The cat sat on the mat"], "repeat the last command, but layer 3 head 4",
      "attend The cat sat on the mat --layer 3 --head 4"),
     (["compare a | b --layer 4"], "rerun it with the layer option back to its default", "compare a | b"),
+    (["mask Birds build [MASK] in trees."], "and the logit lens for the same sentence?",
+     "lens Birds build [MASK] in trees."),
+    (["project The car is red. | I like jazz. | The auto is crimson."],
+     "can you plot those three as sentence points with umap?",
+     "project The car is red. | I like jazz. | The auto is crimson. --level sentences --method umap"),
     (["compare The cat sat. | The dog sat."], "ok which tokens carry their similarity?",
      "why The cat sat. | The dog sat."),  # "ok" starts a sentence: no typo of `tok`
     (["neighbors king --space glove"], "same in glove", "neighbors king --space glove"),  # "same" is no word
@@ -569,6 +574,10 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
     ("paraphrase F1 when pairs with gold 3.5 or more count as paraphrases", "benchmark --threshold 3.5"),
     ("benchmark mpnet against minilm", "benchmark --models mpnet,minilm"),  # a command's name, then words
     ("show me examples for the benchmark command", "help benchmark"),
+    ("cluster only what I selected on the map", "clusters --in selection"),
+    ('look up "color faded" among rows 10,20,30-50, 5 results', "search color faded --k 5 --in 10,20,30-50"),
+    ("word-in-context for light: 'The box is light.' / 'Turn on the light.' with seed 5",  # a hyphenated name
+     "word light | The box is light. | Turn on the light. --seed 5"),
 ])
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):
     """Numbers in words or with thousands separators, a measure's authors and names, a data file's path (no model's

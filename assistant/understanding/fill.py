@@ -15,6 +15,7 @@ from tools.core.text import code
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
+                         r"the\s+same\s+(?:sentences?|texts?|pair)|"
                          r"there(?=\W*$))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.

@@ -55,8 +55,9 @@ OPTION_FIT = 0.03
 OPTION_ROWS = 4
 #: What a question that says one of a command's ``terms`` adds to that command's score.
 TERM_BONUS = 0.2
-#: What a question that starts with a command's own name adds to that command's score ("search the selection for
-#: refunds", "compare 'A' and 'B' with every pooling").
+#: What a question that starts with a command's own name, or with one of its hyphenated names that no sentence
+#: starts with otherwise ("word-in-context for light: ..."), adds to that command's score ("search the selection
+#: for refunds", "compare 'A' and 'B' with every pooling"; not "find ...", "explain ...": common verbs).
 FIRST_WORD_BONUS = 0.1
 #: What the classifier's probability of a row adds to that row's score (a probability of 1 counts as half a
 #: cosine), and its inverse regularisation. Chosen on the tuning, held-out and fresh sets;
@@ -270,7 +271,7 @@ def fit(spec: Command, slots: Slots) -> float:
     starts with its name."""
     first = slots.question.split(None, 1)[0].lower() if slots.question.strip() else ""
     own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
-           + (FIRST_WORD_BONUS if first == spec.name else 0.0))
+           + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
         return own
     n = len(slots.texts)

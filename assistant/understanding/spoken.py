@@ -137,7 +137,7 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b")
+            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b(?!\s*[-,]\s*\d)")  # not ids ("rows 10,20")
             after = _pattern(rf"\b{NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         out.append((option, tuple(patterns)))

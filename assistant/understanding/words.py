@@ -67,10 +67,12 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "dep": ("dep", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "sentence points?",
                   "as (?:single )?points",
                   "sentence vectors",
                   "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
     "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
+                  "what (?:I|we) (?:lassoed|selected|picked|circled)", "(?:the )?selected (?:points|rows|texts|ones)",
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
@@ -83,6 +85,8 @@ COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "
                     "vocab", "vocabulary", "cls", "automatic", "automatically"})
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
 #: ``v`` is the value.
+#: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
+_NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best)\b)"
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
@@ -91,8 +95,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
              rf"(?P<v>{DATA_FILE})",),
-    "in": (r"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)*)\b",
-           r"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+)+)\b"),
+    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+{_NOT_A_COUNT})*)\b",
+           rf"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+{_NOT_A_COUNT})+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
     "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
