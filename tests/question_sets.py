@@ -19,6 +19,8 @@
   before its misses were read.
 - ``questions_fresh9.jsonl``: written apart the same way (283 rows, 95 multi-turn) before the next router change,
   scored once before its misses were read.
+- ``questions_fresh10.jsonl``: written apart the same way (293 rows, 101 multi-turn) while the router changed, scored
+  once at the end of that change before its misses were read.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fre
         "fresh4": "questions_fresh4.jsonl", "fresh5": "questions_fresh5.jsonl",
         "fresh6": "questions_fresh6.jsonl", "fresh7": "questions_fresh7.jsonl",
         "fresh8": "questions_fresh8.jsonl",
-        "fresh9": "questions_fresh9.jsonl"}
+        "fresh9": "questions_fresh9.jsonl", "fresh10": "questions_fresh10.jsonl"}
 
 
 def questions(name: str) -> list[dict]:
