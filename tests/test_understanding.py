@@ -43,7 +43,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: README gives those clean numbers); since then all of them guided changes, so these floors guard what works.
 FLOORS = {"tuning": (0.95, 0.95), "held-out": (0.94, 0.94), "fresh": (0.94, 0.93), "fresh2": (0.93, 0.91),
           "fresh3": (0.94, 0.93), "fresh4": (0.93, 0.92), "fresh5": (0.93, 0.92), "fresh6": (0.94, 0.93),
-          "fresh7": (0.90, 0.87), "fresh8": (0.88, 0.86), "fresh9": (0.88, 0.84)}
+          "fresh7": (0.90, 0.87), "fresh8": (0.88, 0.86), "fresh9": (0.88, 0.84),
+          "fresh10": (0.86, 0.82)}
 
 
 @pytest.mark.parametrize("name", list(SETS))
