@@ -169,11 +169,15 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
 def _known(text: str, names: Sequence[str]) -> tuple[str, tuple[int, int]] | None:
     """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews"; not "find reviews about
     ..." nor "reviews.csv"), and where, with the words that lead into it."""
-    for name in sorted(names, key=len, reverse=True):
-        m = _pattern(rf"\b{NAME_LEAD}\s+(?:the\s+)?({re.escape(name)})(?![\w-]|\.\w)").search(text)
-        if m is not None and name.lower() not in NOT_NAMES:
-            return name, _with_lead(text, m.start(1), m.end(1))
-    return None
+    said = [n for n in sorted(names, key=len, reverse=True) if n.lower() not in NOT_NAMES]
+    if not said:
+        return None
+    # one pattern for the conversation's names, left to re's own bounded cache (:func:`_pattern` keeps every
+    # pattern it is given, and visitors' corpus names are not a fixed set)
+    m = re.search(rf"\b{NAME_LEAD}\s+(?:the\s+)?({'|'.join(map(re.escape, said))})(?![\w-]|\.\w)", text, re.I)
+    if m is None:
+        return None
+    return next(n for n in said if n.lower() == m.group(1).lower()), _with_lead(text, m.start(1), m.end(1))
 
 
 def takes_models(option: Option) -> bool:

@@ -83,10 +83,10 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
                     "vocab", "vocabulary", "cls", "automatic", "automatically"})
-#: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
-#: ``v`` is the value.
 #: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
 _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best)\b)"
+#: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
+#: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
