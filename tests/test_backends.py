@@ -122,7 +122,7 @@ def test_a_pass_for_sentence_vectors_returns_the_last_layer_alone_and_the_same_n
 def test_several_batches_run_on_one_session_per_core_and_give_each_text_its_own_states(tiny, kind, monkeypatch):
     """A corpus chunk's batches run side by side on one-thread sessions (one per core): every text still gets
     the states of its own batch, the same as one batch after another on one session over every core."""
-    monkeypatch.setattr(onnx_int8, "max_threads", lambda: 2)  # the worker path even on a 1-core runner
+    monkeypatch.setattr(onnx_int8, "max_threads", lambda: 4)  # four workers, even on a smaller runner
     tiny = quantize(tiny) if kind == "onnx-int8" else tiny
     if kind == "onnx":
         tiny.state.backend = OnnxBackend.lazy(tiny, min_rows=1)
@@ -132,9 +132,12 @@ def test_several_batches_run_on_one_session_per_core_and_give_each_text_its_own_
     for start in range(0, len(texts), 2):  # four batches of different lengths
         batch = tiny.tokenizer(texts[start:start + 2], padding=True, return_tensors="pt")
         feeds.append({k: v.long() for k, v in batch.items()})
-    side_by_side = backend.run_many(tiny, feeds, attentions=False, threads=2)
-    one_by_one = [backend.run(tiny, feed, attentions=False, threads=2) for feed in feeds]
-    assert {key for key in backend._sessions} >= {(1, 0), (1, 1), (2, 0)}
+    side_by_side = backend.run_many(tiny, feeds, attentions=False, threads=4)
+    one_by_one = [backend.run(tiny, feed, attentions=False, threads=4) for feed in feeds]
+    made = {(1, 0), (1, 1), (1, 2), (1, 3), (4, 0)}  # one one-thread session per worker, one over every core
+    assert set(backend._sessions) == made
+    backend.run_many(tiny, feeds[:2], attentions=False, threads=4)  # a short last group makes no new sessions
+    assert set(backend._sessions) == made
     for (ours, _), (theirs, _) in zip(side_by_side, one_by_one, strict=True):
         assert ours.shape == theirs.shape
         torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-5)

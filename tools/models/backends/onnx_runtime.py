@@ -111,8 +111,9 @@ class OnnxBackend:
         # 5.5 s where the torch thread chooser's 1-or-2 mix took 7.7-10.4 s. Passes never overlap: the
         # caller holds the process-wide pass lock.
         cores = max(threads, max_threads())
-        workers = min(len(feeds), cores, MAX_WORKERS)
-        if workers == 1:
+        # one worker count per machine, so the sessions made are too: a short last group uses fewer, not new ones
+        workers = min(cores, MAX_WORKERS)
+        if workers == 1 or len(feeds) == 1:
             session = self.session(cores)
             return [_states(session, feed, last_only) for feed in feeds]
         out: list[tuple[torch.Tensor, torch.Tensor | None]] = [None] * len(feeds)  # type: ignore[list-item]
@@ -129,8 +130,9 @@ class OnnxBackend:
                     return
                 out[i] = _states(session, feeds[i], last_only)
 
-        with ThreadPoolExecutor(workers, thread_name_prefix="onnx-worker") as pool:
-            for done in [pool.submit(work, w) for w in range(workers)]:
+        busy = min(workers, len(feeds))
+        with ThreadPoolExecutor(busy, thread_name_prefix="onnx-worker") as pool:
+            for done in [pool.submit(work, w) for w in range(busy)]:
                 done.result()  # an error in a worker is raised here
         return out
 
