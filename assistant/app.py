@@ -17,6 +17,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from assistant import understanding
 from assistant.commands.base import Context, Invocation
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.conversations import Conversations
@@ -327,6 +328,7 @@ def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None 
     hub = ModelHub(settings)
     hub.get(settings.model)  # the first visitor's command finds the default model loaded
     log.info("Loaded %s; serving.", settings.model)
+    understanding.prepare(hub, TABLE, settings)  # in the background: the first question finds the router ready
     demo = build(hub, settings)
     face = AgentFace(hub, settings, guard=guarded(host, share)) if mcp else None
     options = launch_options(settings)

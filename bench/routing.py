@@ -1,7 +1,7 @@
 """What reading a question costs: routing alone, and a question against the command it is read as.
 
-For a sample of tests/data/questions.jsonl (commands that need no extra model or data),
-three runs are interleaved per question: ``route`` (``understand`` alone: the question's
+For a sample of the tuning set (``assistant/understanding/asked/questions.jsonl``; commands that need no
+extra model or data), three runs are interleaved per question: ``route`` (``understand`` alone: the question's
 embedding, the semantic search, slot filling), ``question`` (``execute`` of the question)
 and its peer ``command`` (``execute`` of the expected command line), each in a fresh
 conversation, with the model's encoding cache cleared before every run so that no
@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
 
     hub = ModelHub(Settings())
     lm = hub.get(args.model)
-    rows = [json.loads(line) for line in (ROOT / "tests" / "data" / "questions.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (ROOT / "assistant" / "understanding" / "asked" / "questions.jsonl")
+            .read_text().splitlines()]
     rows = [r for r in rows if r["line"].split()[0] not in SKIP]
     rows = rows[:: max(1, len(rows) // args.questions)][: args.questions]
     understand("warm up the routing index", Session(model=args.model), hub, TABLE, hub.settings)
@@ -85,7 +86,7 @@ def rates(model: str, misses: bool) -> int:
 
     from assistant.dispatch import execute
     from assistant.session import Session
-    from tests.question_sets import SETS, questions, score
+    from tests.question_sets import LEARNT, SETS, questions, score
     from tests.test_corpus_commands import write_reviews
     from tools.core.config import Settings
     from tools.models.hub import ModelHub
@@ -97,9 +98,12 @@ def rates(model: str, misses: bool) -> int:
                             conversation_dir=str(folder / "conversations"), reference_dir=str(folder / "references"))
         hub = ModelHub(settings)
         execute("corpus load reviews.csv --name reviews", Session(), hub, settings)
-        for name, file in SETS.items():
-            got = score(hub, model, questions(file))
-            print(f"{'## ' if misses else ''}{name}: {got.rows} questions, {got.verb_rate:.1%} command, "
+        for name, path, part in [(n, p, "") for n, p in SETS.items()] + [
+                (n, p, part) for n, p in LEARNT.items() for part in ("", "follow-ups")]:
+            rows = [r for r in questions(path) if r.get("before") or not part]
+            got = score(hub, model, rows)
+            shown = f"{name} ({part}, never learnt)" if part else name + (" (learnt from)" if name in LEARNT else "")
+            print(f"{'## ' if misses else ''}{shown}: {got.rows} questions, {got.verb_rate:.1%} command, "
                   f"{got.full_rate:.1%} command+texts+options\n")
             if misses:
                 print("\n".join(f"- {m}" for m in got.misses) + "\n")

@@ -1,31 +1,26 @@
 """The committed question sets and how well the router reads them (shared by the tests and bench/routing.py).
 
-- ``questions.jsonl``: the tuning set (the phrasings were tuned on it).
+Measured (never learnt from; a question that is word for word a phrasing or a learnt question is left out):
+
 - ``questions_heldout.jsonl``: written apart, never tuned on.
 - ``questions_fresh.jsonl``: written apart later, before the router changed, by someone who never saw the
   phrasings or the router; rows may carry ``before`` (the lines already run in that conversation) and
   ``needs`` (a command that must exist for the row to count).
-- ``questions_fresh2.jsonl``: written apart again, before the next router change, by someone who read only the
-  README, COMMANDS.md and ``help`` (never the router, its phrasings or the other sets); 44 multi-turn rows.
-- ``questions_fresh3.jsonl``: written apart the same way, before the next router change (257 rows, 64 multi-turn).
-- ``questions_fresh4.jsonl``: written apart the same way, before the next router change (257 rows, 76 multi-turn).
-- ``questions_fresh5.jsonl``: written apart the same way while the router changed, scored once before its misses
-  were read (278 rows, 102 multi-turn).
-- ``questions_fresh6.jsonl``: written apart the same way before the next router change (290 rows, 98 multi-turn;
-  four rows its writer reworded after glimpsing the README's list of misses were taken out before it was scored).
-- ``questions_fresh7.jsonl``: written apart while the router changed, from a copy of the README without its routing
-  section (286 rows, 91 multi-turn); scored once halfway through that change, before its misses were read.
-- ``questions_fresh8.jsonl``: written apart the same way (283 rows, 98 multi-turn) after that change, scored once
-  before its misses were read.
-- ``questions_fresh9.jsonl``: written apart the same way (283 rows, 95 multi-turn) before the next router change,
-  scored once before its misses were read.
-- ``questions_fresh10.jsonl``: written apart the same way (293 rows, 101 multi-turn) while the router changed, scored
-  once at the end of that change before its misses were read.
+- ``questions_fresh11.jsonl``: written apart by someone who read only the README without its routing section,
+  COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), committed before the router
+  learnt from the sets below, and scored before and after that.
+- ``questions_fresh12.jsonl``: written apart the same way, committed before its first scoring (on the router that
+  learns from the sets below) and scored without its misses being read.
+
+Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
+``questions.jsonl`` and ``questions_fresh2.jsonl`` to ``questions_fresh10.jsonl``, each written apart the same way
+and scored once before its misses were read (the README keeps those clean rates). The router learns from their
+rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT` sets are
+scored in both parts.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,26 +30,29 @@ from assistant.dispatch import execute, read_line
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line, previous_line
+from assistant.understanding.examples import ASKED, examples, rows
 from tools.benchmark.access import DataAccess
 from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.models.hub import ModelHub
 
 DATA = Path(__file__).parent / "data"
-SETS = {"tuning": "questions.jsonl", "held-out": "questions_heldout.jsonl", "fresh": "questions_fresh.jsonl",
-        "fresh2": "questions_fresh2.jsonl", "fresh3": "questions_fresh3.jsonl",
-        "fresh4": "questions_fresh4.jsonl", "fresh5": "questions_fresh5.jsonl",
-        "fresh6": "questions_fresh6.jsonl", "fresh7": "questions_fresh7.jsonl",
-        "fresh8": "questions_fresh8.jsonl",
-        "fresh9": "questions_fresh9.jsonl", "fresh10": "questions_fresh10.jsonl"}
+#: The measured sets.
+SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions_fresh.jsonl",
+        "fresh11": DATA / "questions_fresh11.jsonl", "fresh12": DATA / "questions_fresh12.jsonl"}
+#: The sets the router learns from (their rows without ``before``).
+LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
+                                                  for n in range(2, 11)}}
 
 
-def questions(name: str) -> list[dict]:
-    """A question set's rows for commands that exist, without a question that is word for word a phrasing
-    (it would not measure reading a new question)."""
-    rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-    phrasings = {p.lower() for c in COMMANDS for p in c.phrasings}
-    return [r for r in rows if r.get("needs", "") in ("", *TABLE) and r["q"].lower() not in phrasings]
+def questions(path: Path) -> list[dict]:
+    """A question set's rows for commands that exist; for a measured set, without a question that is word for word
+    a phrasing or a question the router learnt from (it would not measure reading a new question)."""
+    got = [r for r in rows(path) if r.get("needs", "") in ("", *TABLE)]
+    if path.parent == ASKED:
+        return got
+    known = {p.lower() for c in COMMANDS for p in c.phrasings} | {e.question.lower() for e in examples(TABLE)}
+    return [r for r in got if r["q"].lower() not in known]
 
 
 @dataclass

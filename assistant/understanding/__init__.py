@@ -1,6 +1,7 @@
 """Questions in plain English -> the command line that answers them, offline, on the conversation's model.
 
-- ``router``: which row a question asks for (its phrasings embedded by the model; semantic search).
+- ``router``: which row a question asks for (its phrasings and the questions people asked for it, embedded by the
+  model: semantic search and a classifier); ``examples``: those asked questions (``asked/*.jsonl``).
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
   (how an option, a choice, a name, a flag or a number is said).
@@ -17,7 +18,9 @@ never ``assistant.app`` or ``assistant.render``.
 from __future__ import annotations
 
 import difflib
+import logging
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -33,6 +36,8 @@ from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.hub import ModelHub
 from tools.models.names import FAST_SUFFIX, split_fast
+
+log = logging.getLogger(__name__)
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
@@ -97,6 +102,27 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
     return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
 
 
+def _routable(table: Mapping[str, Command]) -> list[Command]:
+    """The rows a question may be routed to (`again` is reached by follow-ups only)."""
+    return [s for s in dict.fromkeys(table.values()) if s.phrasings and s.name != "again"]
+
+
+def prepare(hub: ModelHub, table: Mapping[str, Command], settings: Settings) -> threading.Thread:
+    """Start making (or reading from ``settings.router_path``) the default model's routing index in the background,
+    so the first question does not wait for it (a server calls this as it starts). A failure is logged; the first
+    question then makes it and says what went wrong."""
+
+    def work() -> None:
+        try:
+            router.prepare(router.routing_model(hub, settings.model), _routable(table), settings.router_path)
+        except Exception:
+            log.warning("The question router could not be prepared at start.", exc_info=True)
+
+    thread = threading.Thread(target=work, name="router-index", daemon=True)
+    thread.start()
+    return thread
+
+
 def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, Command],
                settings: Settings) -> Understanding:
     """The command line ``question`` asks for, read on the conversation's model."""
@@ -104,7 +130,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
                         f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
                         "there), for example `compare A cat sat. | A kitten sat.`.")
-    rows = [s for s in dict.fromkeys(table.values()) if s.phrasings and s.name not in ("again",)]
+    rows = _routable(table)
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
@@ -117,7 +143,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if named is not None:
         return named
     lm = router.routing_model(hub, session.model or settings.model)
-    routing = router.route(lm, question, rows)
+    routing = router.route(lm, question, rows, settings.router_path)
     if not routing.found:
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
                              "answers questions about the embeddings of texts you give it); pick one of these "

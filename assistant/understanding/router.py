@@ -17,11 +17,16 @@ question; when the runner-up is close the caller offers it beside the best.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import pickle
 import re
+import tempfile
 import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,6 +40,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.options import Option
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
+from assistant.understanding.examples import examples
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import split_fast
@@ -112,8 +118,8 @@ class Routing:
 
 @dataclass(frozen=True)
 class _Index:
-    """The phrasings of a table, embedded by one model: (rows, the row of each phrasing, vectors), and the
-    classifier trained on them."""
+    """The phrasings of a table and the questions people asked for its rows (:mod:`.examples`), embedded by one
+    model: (rows, the row of each, vectors), and the classifier trained on them."""
 
     specs: tuple[Command, ...]
     owner: tuple[int, ...]
@@ -124,15 +130,27 @@ class _Index:
     classifier: LogisticRegression
 
     @staticmethod
-    def build(specs: tuple[Command, ...], lm: LoadedModel) -> _Index:
-        owner = tuple(i for i, s in enumerate(specs) for _ in s.phrasings)
-        phrasings = tuple(frame(p) for s in specs for p in s.phrasings)
+    def build(specs: tuple[Command, ...], lm: LoadedModel, folder: Path | None = None) -> _Index:
+        """Embed and learn the rows' phrasings and asked questions, or read them from ``folder``, where an index of
+        the same texts, rows, model files and libraries was kept (it is kept there once built)."""
+        table = {name: s for s in specs for name in (s.name, *s.aliases)}
+        row_of = {s.name: i for i, s in enumerate(specs)}
+        said = [(p, i) for i, s in enumerate(specs) for p in s.phrasings]
+        said += [(e.question, row_of[table[e.command].name]) for e in examples(table)]
+        owner = tuple(i for _, i in said)
+        phrasings = tuple(frame(p) for p, _ in said)
+        path = folder / f"{_safe(lm.name)}-{_key(specs, owner, phrasings, lm)}.pickle" if folder else None
+        kept = _read(path) if path is not None else None
+        if kept is not None:
+            return _Index(specs, owner, phrasings, *kept)
         vectors = embed(lm, phrasings)
         words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit(phrasings)
         classifier = LogisticRegression(C=CLASSIFIER_C, max_iter=3000)
         with threads_for(0):
             classifier.fit(_features(vectors.numpy(), words.transform(phrasings)), owner)
         terms = tuple(str(t) for t in words.get_feature_names_out())
+        if path is not None:
+            _write(path, (vectors, words, terms, classifier))
         return _Index(specs, owner, phrasings, vectors, words, terms, classifier)
 
     def deciding_words(self, row: int, said: csr_matrix, most: int = 3) -> tuple[str, ...]:
@@ -188,27 +206,80 @@ def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
 
 
 #: Each loaded model's phrasing indexes (by its unique ``key``), keyed by the rows they index; freed with
-#: the model.
+#: the model. One build at a time per model and rows: a second asker waits for the first one's index.
 _INDEXES: dict[str, dict[tuple[tuple[str, int], ...], _Index]] = {}
+_BUILDING: dict[tuple[str, tuple[tuple[str, int], ...]], threading.Lock] = {}
 _INDEXES_LOCK = threading.Lock()
 
 
-def _index(lm: LoadedModel, specs: Sequence[Command]) -> _Index:
+def _index(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None) -> _Index:
     key = tuple((s.name, len(s.phrasings)) for s in specs)
     with _INDEXES_LOCK:
-        found = _INDEXES.get(lm.key, {}).get(key)
-    if found is not None:
-        return found
-    built = _Index.build(tuple(specs), lm)
+        building = _BUILDING.setdefault((lm.key, key), threading.Lock())
+    with building:
+        with _INDEXES_LOCK:
+            found = _INDEXES.get(lm.key, {}).get(key)
+        if found is not None:
+            return found
+        built = _Index.build(tuple(specs), lm, folder)
+        with _INDEXES_LOCK:
+            if lm.key not in _INDEXES:
+                weakref.finalize(lm, _forget, lm.key)
+            return _INDEXES.setdefault(lm.key, {}).setdefault(key, built)
+
+
+def _forget(model_key: str) -> None:
     with _INDEXES_LOCK:
-        if lm.key not in _INDEXES:
-            weakref.finalize(lm, _INDEXES.pop, lm.key, None)
-        return _INDEXES.setdefault(lm.key, {}).setdefault(key, built)
+        _INDEXES.pop(model_key, None)
+        for k in [k for k in _BUILDING if k[0] == model_key]:
+            del _BUILDING[k]
 
 
-def route(lm: LoadedModel, question: str, specs: Sequence[Command]) -> Routing:
-    """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm``."""
-    index = _index(lm, [s for s in specs if s.phrasings])
+def prepare(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None) -> None:
+    """Build (or read) the routing index of ``lm`` before the first question needs it."""
+    _index(lm, [s for s in specs if s.phrasings], folder)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60]
+
+
+def _key(specs: Sequence[Command], owner: Sequence[int], phrasings: Sequence[str], lm: LoadedModel) -> str:
+    """What a kept index was made from: the texts and their rows, the model's files, the libraries, the settings."""
+    import sklearn
+    import transformers
+
+    made = [*lm.source.stamp(), torch.__version__, transformers.__version__, sklearn.__version__, str(CLASSIFIER_C),
+            *(f"{specs[i].name}\t{p}" for i, p in zip(owner, phrasings))]
+    return hashlib.sha256("\n".join(made).encode()).hexdigest()[:20]
+
+
+def _read(path: Path) -> tuple[torch.Tensor, TfidfVectorizer, tuple[str, ...], LogisticRegression] | None:
+    """A kept index's parts, or None when there is none (or it cannot be read: it is made again).
+
+    The file is a pickle in the user's own folder (made private when created), written by this code only."""
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)  # noqa: S301 - the user's own cache, see above
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+        return None
+
+
+def _write(path: Path, parts: tuple) -> None:
+    """Keep an index's parts for the next process (atomically; a folder that cannot be written is skipped)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as handle:
+            pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(handle.name, path)
+    except OSError:
+        return
+
+
+def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path | None = None) -> Routing:
+    """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm`` (``folder``: where routing indexes
+    are kept between processes)."""
+    index = _index(lm, [s for s in specs if s.phrasings], folder)
     framed = frame(question)
     plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
     queries = list(dict.fromkeys([framed, plain] if plain else [framed]))

@@ -23,6 +23,10 @@ DEFAULT_CONVERSATION_DIR = "~/.cache/embedding-assistant/conversations"
 #: Where reference cosines computed for models other than the embedded one are kept.
 DEFAULT_REFERENCE_DIR = "~/.cache/embedding-assistant/references"
 
+#: Where the question router keeps each model's embedded examples and classifier unless ASSISTANT_ROUTER_DIR says
+#: otherwise.
+DEFAULT_ROUTER_DIR = "~/.cache/embedding-assistant/router"
+
 #: The kinds of value a setting holds (:func:`parse_value` reads each from its text).
 Value = TypeVar("Value", str, int, float, bool)
 
@@ -102,6 +106,8 @@ class Settings:
     corpus_published: str = _setting("", "a folder of corpora the operator publishes to every visitor (read-only)")
     reference_dir: str = _setting(DEFAULT_REFERENCE_DIR, "folder where a model's STS-B dev reference cosines are kept "
                                                          "once computed (the embedded model's ship with the package)")
+    router_dir: str = _setting(DEFAULT_ROUTER_DIR, "folder where the question router keeps each model's embedded "
+                                                   "example questions and classifier (made again when they change)")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -140,6 +146,11 @@ class Settings:
     def reference_path(self) -> Path:
         """The folder of computed reference cosines (ASSISTANT_REFERENCE_DIR, ``~`` expanded)."""
         return Path(self.reference_dir or DEFAULT_REFERENCE_DIR).expanduser()
+
+    @property
+    def router_path(self) -> Path:
+        """The router's folder (ASSISTANT_ROUTER_DIR, ``~`` expanded)."""
+        return Path(self.router_dir or DEFAULT_ROUTER_DIR).expanduser()
 
     @property
     def corpus_path(self) -> Path:

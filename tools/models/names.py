@@ -42,6 +42,13 @@ class ModelSource:
     kind: str  # "embedded" | "local" | "hub"
     description: str = ""
 
+    def stamp(self) -> list[str]:
+        """What tells this model's weights apart: its location and, for a folder, each file's name, size and date
+        (a file kept from one of its passes is made again when the model changes)."""
+        folder = Path(self.location)
+        files = sorted(f for f in folder.iterdir() if f.is_file()) if folder.is_dir() else []
+        return [self.location, *(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)]
+
 
 def resolve(name: str, settings: Settings) -> ModelSource:
     """Turn a user's model name into a safe :class:`ModelSource`, or raise :class:`UserError`.

@@ -191,11 +191,7 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
         return None
-    folder = Path(lm.source.location)
-    stamp = [lm.source.location, torch.__version__, onnxruntime.__version__, ",".join(ONNX_OUTPUTS)]
-    if folder.is_dir():
-        stamp += [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.iterdir())
-                  if f.is_file()]
+    stamp = [*lm.source.stamp(), torch.__version__, onnxruntime.__version__, ",".join(ONNX_OUTPUTS)]
     key = hashlib.sha256("|".join(stamp).encode()).hexdigest()[:16]
     target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{re.sub(r'[^A-Za-z0-9._-]', '_', lm.name)}-{key}"
     final = target / ("int8.onnx" if int8 else "float.onnx")

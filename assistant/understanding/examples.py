@@ -1,0 +1,59 @@
+"""Questions people asked, each with the command line it meant: what the router learns from beside the phrasings.
+
+``asked/`` holds question sets written apart from the router by people who read only the README,
+COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), each scored once before its
+misses were read (the README gives those clean rates), then kept to learn from, and the tuning set the
+phrasings were first tuned on. A row is ``{"q": question, "line": the command line it means}``, with
+``before`` (the lines already run in that conversation) for a follow-up. A follow-up is read from its
+conversation, not from its words alone, so only rows without ``before`` teach which command a question asks
+for; follow-ups in these files stay a measure (``tests/question_sets.py`` scores them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from assistant.commands.base import Command
+from assistant.parsing import parse
+from tools.core.errors import UserError
+
+#: The question sets the router learns from, one JSON object per line.
+ASKED = Path(__file__).parent / "asked"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One question as it was asked, and the command its line runs."""
+
+    question: str
+    command: str
+
+
+def asked_files() -> list[Path]:
+    """The files of :data:`ASKED`, in name order."""
+    return sorted(ASKED.glob("*.jsonl"))
+
+
+def rows(path: Path) -> list[dict]:
+    """Every row of one question file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def examples(table: Mapping[str, Command]) -> tuple[Example, ...]:
+    """Every question asked without a conversation before it, with the command its line runs in ``table``
+    (a row for a command ``table`` lacks is left out). Read when the router builds its index, once per model."""
+    out = []
+    for path in asked_files():
+        for row in rows(path):
+            if row.get("before") or row.get("needs", "") not in ("", *table):
+                continue
+            try:
+                verb = parse(row["line"], table).verb
+            except UserError:  # a line of a command since renamed: tests/test_understanding.py says which
+                continue
+            if verb in table:
+                out.append(Example(row["q"], verb))
+    return tuple(out)
