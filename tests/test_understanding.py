@@ -478,6 +478,8 @@ def test_a_follow_up_that_switches_models_is_model_and_new_texts_can_be_added_wi
      "selfattn The cat sat on the mat --layer 2"),  # "that layer": the previous command's
     ("compare a cat | a dog", "does that change on the int8 model? show both",
      "compare a cat | a dog --vs minilm:int8"),
+    ("search refund", "only among rows 1 to 500", "search refund --in 1-500"),  # row ids in words
+    ("search refund", "just rows 1, 5 and 20-40", "search refund --in 1,5,20-40"),
 ])
 def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hub, before, question, line):
     """In a conversation: "without"/"no" turn a flag of the last reply off, "run it again" reruns it, "switch to"
@@ -536,6 +538,18 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
      "compare The cat sat. | The dog sat."),
     (["compare The bark of the tree. | The dog's bark was loud."], "is the word bark the same vector in those two?",
      "word bark | The bark of the tree. | The dog's bark was loud."),
+    # "my corpus" for a command that reads STS-B unless told: the corpus the conversation last named
+    (["corpus load tweets.txt --name tweets"], "probe pos on those texts", "probe --corpus tweets --task pos"),
+    (["probe --sentences 50"], "on my corpus instead", "probe --sentences 50 --corpus reviews"),
+    # another command named beside new texts is a new question; "compare with MODEL" keeps the command
+    (["clusters"], "now search for 'coupon code'", "search coupon code"),
+    (["compare The delivery was late. | The courier was slow."], "now search my corpus for 'late courier'",
+     "search late courier"),
+    (["why A | B --pool max"], "compare with the int8 model", "why A | B --pool max --vs minilm:int8"),
+    (["attend The pilot checked the weather. --layer 3"], "redo it with the default layer",
+     "attend The pilot checked the weather."),
+    (["search late train"], "run the same search again with k 3", "search late train --k 3"),
+    (["map --method umap"], "show it on a map coloured by category", "map --method umap --color category"),
 ])
 def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_the_right_command(
         hub, before, question, line):

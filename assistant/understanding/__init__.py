@@ -43,8 +43,15 @@ log = logging.getLogger(__name__)
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
-                        r"colou?r (?:it|them))\b"
+                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
+#: "compare with bert-base" (no texts): the previous command beside another model.
+_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b", re.I)
+#: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
+#: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
+_MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
+                        r"(?:those|these) texts)\b", re.I)
+_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\s+(\S+)")
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
@@ -155,7 +162,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried=_kept(question, before, spec), known=_known_names(spec, session, settings))
+                             carried={**_own_corpus(question, spec, session, settings),
+                                      **_kept(question, before, spec)},
+                             known=_known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
         if runner is not None:
@@ -170,6 +179,12 @@ def _starts_with_another(question: str, spec: Command, table: Mapping[str, Comma
     """Whether ``question`` starts with the own name of a command other than ``spec``."""
     first = question.split(None, 1)[0].lower() if question.strip() else ""
     return first in table and table[first].name == first and first != spec.name
+
+
+def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
+    return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
+               for w in re.findall(r"[a-z]+", words.lower()))
 
 
 def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
@@ -197,6 +212,22 @@ def _known_names(spec: Command, session: Session, settings: Settings) -> dict[st
     if spec.option("corpus") is None:
         return {}
     return {"corpus": [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]}
+
+
+def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
+    """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
+    option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
+    one it may use."""
+    option = spec.option("corpus")
+    if option is None or "instead of" not in option.help or not _MY_CORPUS.search(question):
+        return {}
+    for line in reversed(session.history):
+        named = _NAMED_CORPUS.search(line)
+        if named:
+            return {"corpus": named.group(1) or named.group(2)}
+    names = [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
+    chosen = session.corpus or (names[0] if len(names) == 1 else "")
+    return {"corpus": chosen} if chosen else {}
 
 
 def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
@@ -267,11 +298,12 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     before = parse(previous, table, settings)
-    if _starts_with_another(question, spec, table) or (read.quoted and not spec.texts.word_first and _a_word_of(
-            read, question, before.texts)):
-        return None  # "compare that sentence with 'A'", "the word 'pitch' in both of those": another command
+    if _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or (
+            not spec.texts.word_first and _a_word_of(read, question, before.texts)))):
+        return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec)
-    said.options.update(_kept(question, before, spec))  # "and the next layer?"
+    said.options.update({**_own_corpus(question, spec, session, settings),  # "on my corpus instead"
+                         **_kept(question, before, spec)})  # "and the next layer?"
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
@@ -311,7 +343,8 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
     or brings texts of its own (then it is a new question)."""
     read = slots.read(question)
-    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question) or _IT.search(question)):
+    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question) or _IT.search(question)
+                           or _VERSUS.match(question)):
         return None
     if not _ANOTHER_MODEL.search(question):
         return None

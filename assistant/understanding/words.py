@@ -83,6 +83,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
                     "vocab", "vocabulary", "cls", "automatic", "automatically"})
+#: Between row ids in words ("rows 1, 5 and 20-40", "rows 1 to 500"): read as ``,`` and ``-``.
+IDS_JOIN = r"\s*(?:-|,\s*and\b|,|\band\b|&|\bto\b)\s*"
 #: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
 _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best)\b)"
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
@@ -95,9 +97,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
              rf"(?P<v>{DATA_FILE})",),
-    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+{_NOT_A_COUNT})*)\b",
-           rf"\brows?\s+(?P<v>\d+(?:\s*[-,]\s*\d+{_NOT_A_COUNT})+)\b"),
-    "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",),
+    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})*)\b",
+           rf"\brows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
+    "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
+              r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
+              r"(?:the\s+|its\s+|their\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
     "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
@@ -112,12 +116,14 @@ NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|d
 NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
-                       "and", "or", "is", "was"})
+                       "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
+                       "then", "also"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
-    "truncation": ("truncat\\w*",),
-    "why": ("explanation", "(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided)"
+    "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off"),
+    "why": ("explanation", "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
+            "(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)"),
 }
@@ -146,4 +152,5 @@ EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s
 #: ``{0}``: the option's names.
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
-         r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its|the)\s+default\b")
+         r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its|the)\s+default\b"
+         r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b")
