@@ -47,10 +47,10 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh11": (0.92, 0.81), "fresh12": (0.90, 0.82),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh12": (0.90, 0.82),
           "tuning": (0.96, 0.95), "fresh2": (0.96, 0.94), "fresh3": (0.97, 0.97), "fresh4": (0.95, 0.94),
           "fresh5": (0.96, 0.95), "fresh6": (0.95, 0.94), "fresh7": (0.96, 0.92), "fresh8": (0.95, 0.93),
-          "fresh9": (0.93, 0.90), "fresh10": (0.94, 0.89)}
+          "fresh9": (0.93, 0.90), "fresh10": (0.94, 0.89), "fresh11": (0.95, 0.88)}
 
 
 @pytest.mark.parametrize("name", [*SETS, *LEARNT])
@@ -397,7 +397,7 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub):
 
     rows = [s for s in dict.fromkeys(TABLE.values()) if s.phrasings and s.name != "again"]
     lm = router.routing_model(hub, "minilm")
-    close = "juxtapose 'A man is playing a guitar.' with 'A woman is slicing an onion.'"
+    close = "juxtapose 'A man is playing a guitar.' next to 'A woman is slicing an onion.'"  # a verb that says little
     routing = router.route(lm, close, rows)
     assert not routing.clear, [(r.spec.name, r.score) for r in routing.ranked[:3]]  # still a close call
     reply = execute(close, Session(), hub)
