@@ -91,6 +91,7 @@ def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_s
     many = [f"{TEXTS[i % 2]} Number {i}." for i in range(8)] + TEXTS
     bulk = encode(tiny, many)  # eight inputs in one batch: exported, then run in ONNX Runtime
     assert backend.path is not None and backend.path.endswith("float.onnx")
+    assert OnnxBackend.lazy(tiny, min_rows=4).path == backend.path  # a later process uses the kept export at once
     tiny.state.encoding_cache.clear()
     again = encode(tiny, TEXTS)  # and every pass after it
     for ours, theirs in zip([*few, *bulk[-2:], *again], [*torch_states, *torch_states, *torch_states]):
