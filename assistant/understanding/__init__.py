@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
-                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?))\b"
+                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
 #: "compare with bert-base" (no texts): the previous command beside another model.
 _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b", re.I)
@@ -58,8 +58,11 @@ _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
-                        r"(?:\s+(?:again|once more))?(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)"
-                        r"\s+model)?(?:\s+please)?\s*[.!?]*\s*$", re.I)
+                        r"(?:\s+(?:again|once more|one more time))?"
+                        r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
+                        r"(?:\s+please)?\s*[.!?]*\s*$", re.I)
+#: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
+_POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
 #: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
@@ -181,6 +184,11 @@ def _starts_with_another(question: str, spec: Command, table: Mapping[str, Comma
     return first in table and table[first].name == first and first != spec.name
 
 
+def _unpolite(question: str) -> str:
+    """``question`` without the politeness it starts with."""
+    return _POLITE.sub("", question)
+
+
 def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
     """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
     return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
@@ -211,7 +219,9 @@ def _known_names(spec: Command, session: Session, settings: Settings) -> dict[st
     name one without the word "corpus" ("any copies in reviews?")."""
     if spec.option("corpus") is None:
         return {}
-    return {"corpus": [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]}
+    named = [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
+    return {"corpus": list(dict.fromkeys([*(c.name for s in corpora.stores(settings, session.key) for c in s.corpora()),
+                                          *named]))}
 
 
 def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
@@ -294,7 +304,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if (last := _previous(session, table)) is None:
         return None
     previous, spec = last
-    if _RUN_AGAIN.match(question):  # "run that again"
+    if _RUN_AGAIN.match(_unpolite(question)):  # "run that again", "could you rerun that once more"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     before = parse(previous, table, settings)
@@ -311,7 +321,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
-    if not _FOLLOW_UP.match(question) and (not fill.only_filler(leftover) or read.quoted) and not adding \
+    if not _FOLLOW_UP.match(_unpolite(question)) and (not fill.only_filler(leftover) or read.quoted) and not adding \
             and not points_back:
         return None
     texts: list[str] = []
@@ -319,8 +329,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = before.texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
-    elif (spec.texts.word_first and _FOLLOW_UP.match(question) and not said.options and leftover.lower() not in table
-          and re.fullmatch(r"[A-Za-z][\w'-]*", leftover) and not fill.only_filler(leftover)):
+    elif (spec.texts.word_first and _FOLLOW_UP.match(_unpolite(question)) and not said.options
+          and leftover.lower() not in table and re.fullmatch(r"[A-Za-z][\w'-]*", leftover)
+          and not fill.only_filler(leftover)):
         texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
     count = spoken.count_option(spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
@@ -343,7 +354,7 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
     or brings texts of its own (then it is a new question)."""
     read = slots.read(question)
-    if read.quoted or not (_FOLLOW_UP.match(question) or _REFERS.search(question) or _IT.search(question)
+    if read.quoted or not (_FOLLOW_UP.match(_unpolite(question)) or _REFERS.search(question) or _IT.search(question)
                            or _VERSUS.match(question)):
         return None
     if not _ANOTHER_MODEL.search(question):

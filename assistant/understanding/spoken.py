@@ -88,12 +88,15 @@ def read(text: str, spec: Command, own_model: str | None = None,
         keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
     for option in spec.options:
         if option.is_flag:
-            for word in FLAG_WORDS.get(option.name, (option.name,)):
-                m = _pattern(rf"\b{word}\b").search(text)
+            for word in (*FLAG_WORDS.get(option.name, (option.name,)), f"--{option.name}"):
+                m = _pattern(rf"(?<![\w-]){word}\b").search(text)
                 if m:
-                    negated = _pattern(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
-                    keep(option, "off" if negated else "",
-                         (negated.start(), m.end()) if negated else _with_lead(text, *m.span()))
+                    before = _pattern(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
+                    after = _pattern(r"(?:\s+\w+)?\s+off\b").match(text, m.end())  # "turn the causal mask off"
+                    if before or after:
+                        keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
+                    else:
+                        keep(option, "", _with_lead(text, *m.span()))
         elif takes_models(option):
             named = list(MODEL.finditer(text))
             fast = INT8.search(text)
@@ -137,9 +140,12 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b(?!\s*[-,]\s*\d)")  # not ids ("rows 10,20")
+            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b(?!\s*(?:[-,]|to\b|and\b)\s*\d)")  # not ids
             after = _pattern(rf"\b{NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
+        if gap == 2:  # a command's count said bare after a verb of showing: "show 15", "give me 8"
+            patterns.append(_pattern(rf"\b(?:show|give|list|get|return)\s+(?:me\s+)?(?:the\s+)?(?:top\s+)?{NUMBER}\b"
+                                     r"(?!\s*[-,.]\s*\d)"))
         out.append((option, tuple(patterns)))
     return tuple(out)
 
@@ -271,7 +277,7 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
         words += [noun.group(1).removesuffix("s") + "s?"] if noun else []
         words += [n.removesuffix("s") + "s?" for n in (getattr(spec, "name", ""), *getattr(spec, "aliases", ()))
                   if re.fullmatch(r"[a-z]+", n)]  # "into 3 topics" (`clusters` is also `topics`)
-        words += ["them", "those", "texts?", "entr(?:y|ies)", "items?"]  # "25 of them", "the 5 weirdest entries"
+        words += ["them", "those", "texts?", "entr(?:y|ies)", "items?", "rows"]  # "25 of them", "the 5 weirdest rows"
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 
 

@@ -72,7 +72,9 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
                   "sentence vectors",
                   "(?:treat\\w* (?:them |these |those )?)?as sentences", "sentences", "sentence", "texts"),
     "selection": ("selection", "(?:the )?(?:points|rows|texts|ones) (?:I|we) (?:lassoed|selected|picked|circled)",
-                  "what (?:I|we) (?:lassoed|selected|picked|circled)", "(?:the )?selected (?:points|rows|texts|ones)",
+                  "what (?:I|we) (?:just )?(?:lassoed|selected|picked|circled)",
+                  "(?:the )?(?:area|region|part) (?:I|we) (?:just )?(?:lassoed|selected|circled)",
+                  "(?:the )?selected (?:points|rows|texts|ones)",
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
@@ -150,7 +152,7 @@ NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:t
 EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
 #: ``{0}``: the option's names.
-RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo)\s+(?:showing\s+)?(?:the\s+)?"
+RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo|without)\s+(?:showing\s+)?(?:the\s+|any\s+)?"
          r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
-         r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its|the)\s+default\b"
+         r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its\s+|the\s+)?default\b"
          r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b")
