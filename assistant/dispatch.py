@@ -219,8 +219,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     point at what exists ("export the conversation", not "benchmark a text"); or, for a line without `|` or
     options, when its first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of
     one ("explain ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
-    if not line.split():
-        return None
+    if not line.split() or re.match(r"\s*<(?!mask>)", line, re.I):
+        return None  # "<script>...": markup, not a sentence; the parser's sentence echoes it
     first = line.split()[0].lower().rstrip("?!.")  # "why?" names `why`
     typed = TABLE.get(first)
     if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():
