@@ -55,7 +55,7 @@ _NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|so|now|please)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
                         r"(?:\s+(?:again|once more|one more time))?"
@@ -184,11 +184,6 @@ def _starts_with_another(question: str, spec: Command, table: Mapping[str, Comma
     return first in table and table[first].name == first and first != spec.name
 
 
-def _unpolite(question: str) -> str:
-    """``question`` without the politeness it starts with."""
-    return _POLITE.sub("", question)
-
-
 def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
     """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
     return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
@@ -219,9 +214,17 @@ def _known_names(spec: Command, session: Session, settings: Settings) -> dict[st
     name one without the word "corpus" ("any copies in reviews?")."""
     if spec.option("corpus") is None:
         return {}
-    named = [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
-    return {"corpus": list(dict.fromkeys([*(c.name for s in corpora.stores(settings, session.key) for c in s.corpora()),
-                                          *named]))}
+    return {"corpus": list(dict.fromkeys([*_stored_corpora(session, settings), *_named_corpora(session)]))}
+
+
+def _stored_corpora(session: Session, settings: Settings) -> list[str]:
+    """The names of the corpora this conversation may use."""
+    return [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
+
+
+def _named_corpora(session: Session) -> list[str]:
+    """The corpora the conversation's lines named (loaded, used, or read with ``--corpus``), oldest first."""
+    return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
 
 
 def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
@@ -231,12 +234,8 @@ def _own_corpus(question: str, spec: Command, session: Session, settings: Settin
     option = spec.option("corpus")
     if option is None or "instead of" not in option.help or not _MY_CORPUS.search(question):
         return {}
-    for line in reversed(session.history):
-        named = _NAMED_CORPUS.search(line)
-        if named:
-            return {"corpus": named.group(1) or named.group(2)}
-    names = [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
-    chosen = session.corpus or (names[0] if len(names) == 1 else "")
+    named, stored = _named_corpora(session), _stored_corpora(session, settings)
+    chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
     return {"corpus": chosen} if chosen else {}
 
 
@@ -304,7 +303,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if (last := _previous(session, table)) is None:
         return None
     previous, spec = last
-    if _RUN_AGAIN.match(_unpolite(question)):  # "run that again", "could you rerun that once more"
+    plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
+    if _RUN_AGAIN.match(plain):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     before = parse(previous, table, settings)
@@ -321,7 +321,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
-    if not _FOLLOW_UP.match(_unpolite(question)) and (not fill.only_filler(leftover) or read.quoted) and not adding \
+    if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
             and not points_back:
         return None
     texts: list[str] = []
@@ -329,7 +329,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = before.texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
-    elif (spec.texts.word_first and _FOLLOW_UP.match(_unpolite(question)) and not said.options
+    elif (spec.texts.word_first and _FOLLOW_UP.match(plain) and not said.options
           and leftover.lower() not in table and re.fullmatch(r"[A-Za-z][\w'-]*", leftover)
           and not fill.only_filler(leftover)):
         texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
@@ -354,8 +354,8 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
     or brings texts of its own (then it is a new question)."""
     read = slots.read(question)
-    if read.quoted or not (_FOLLOW_UP.match(_unpolite(question)) or _REFERS.search(question) or _IT.search(question)
-                           or _VERSUS.match(question)):
+    if read.quoted or not (_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question)
+                           or _IT.search(question) or _VERSUS.match(question)):
         return None
     if not _ANOTHER_MODEL.search(question):
         return None

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import pickle
 import re
-import tempfile
 import threading
 import weakref
 from collections.abc import Sequence
@@ -41,9 +39,10 @@ from assistant.commands.base import Command
 from assistant.commands.options import Option
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
+from tools.corpus.files import atomic_write
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
-from tools.models.names import split_fast
+from tools.models.names import file_name, split_fast
 from tools.models.threads import threads_for
 
 #: What the router sees in place of a model's name.
@@ -145,7 +144,7 @@ class _Index:
         said += [(e.question, row_of[table[e.command].name]) for e in examples(table)]
         owner = tuple(i for _, i in said)
         phrasings = tuple(frame(p) for p, _ in said)
-        path = folder / f"{_safe(lm.name)}-{_key(specs, owner, phrasings, lm)}.pickle" if folder else None
+        path = folder / f"{file_name(lm.name)}-{_key(specs, owner, phrasings, lm)}.pickle" if folder else None
         kept = _read(path) if path is not None else None
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
@@ -158,6 +157,11 @@ class _Index:
         if path is not None:
             _write(path, (vectors, words, terms, classifier))
         return _Index(specs, owner, phrasings, vectors, words, terms, classifier)
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        """:attr:`owner` as an array (each question groups the examples' cosines by it)."""
+        return np.asarray(self.owner)
 
     def deciding_words(self, row: int, said: csr_matrix, most: int = 3) -> tuple[str, ...]:
         """The words (or word pairs) of a question's TF-IDF row ``said`` that raised ``row``'s probability most,
@@ -246,10 +250,6 @@ def prepare(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = Non
     _index(lm, [s for s in specs if s.phrasings], folder)
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60]
-
-
 def _key(specs: Sequence[Command], owner: Sequence[int], phrasings: Sequence[str], lm: LoadedModel) -> str:
     """What a kept index was made from: the texts and their rows, the model's files, the libraries, the settings."""
     import sklearn
@@ -275,9 +275,7 @@ def _write(path: Path, parts: tuple) -> None:
     """Keep an index's parts for the next process (atomically; a folder that cannot be written is skipped)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as handle:
-            pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(handle.name, path)
+        atomic_write(path, lambda handle: pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         return
 
@@ -290,9 +288,9 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path
     plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
     queries = list(dict.fromkeys([framed, plain] if plain else [framed]))
     queries_vectors = embed(lm, queries)
-    with threads_for(0):  # a (2 x 131) product: one thread (two wait on each other on a busy machine)
+    with threads_for(0):  # a (2 x a few thousand) product: one thread (two wait on each other on a busy machine)
         scores = util.dot_score(queries_vectors, index.vectors).max(dim=0).values  # unit vectors: the cosine
-    cosines, owner = scores.numpy(), np.asarray(index.owner)
+    cosines, owner = scores.numpy(), index.rows
     order = np.lexsort((-cosines, owner))  # by row, its most similar example first (the earliest of equals)
     firsts = order[np.r_[0, np.flatnonzero(np.diff(owner[order])) + 1]]
     best = {int(owner[i]): Ranked(index.specs[owner[i]], float(cosines[i]), index.phrasings[i], float(cosines[i]))

@@ -50,6 +50,11 @@ class ModelSource:
         return [self.location, *(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)]
 
 
+def file_name(name: str) -> str:
+    """A model's name as a part of a file name (what a cache file kept for it is called by)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60]
+
+
 def resolve(name: str, settings: Settings) -> ModelSource:
     """Turn a user's model name into a safe :class:`ModelSource`, or raise :class:`UserError`.
 

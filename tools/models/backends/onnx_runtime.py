@@ -13,7 +13,6 @@ import hashlib
 import logging
 import os
 import queue
-import re
 import tempfile
 import threading
 import warnings
@@ -26,6 +25,7 @@ import torch
 
 from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
+from tools.models.names import file_name
 from tools.models.threads import max_threads
 
 log = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ def _export_path(lm: Any, int8: bool) -> Path | None:
         return None
     stamp = [*lm.source.stamp(), torch.__version__, onnxruntime.__version__, ",".join(ONNX_OUTPUTS)]
     key = hashlib.sha256("|".join(stamp).encode()).hexdigest()[:16]
-    target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{re.sub(r'[^A-Za-z0-9._-]', '_', lm.name)}-{key}"
+    target = Path(tempfile.gettempdir()) / "assistant-onnx" / f"{file_name(lm.name)}-{key}"
     return target / ("int8.onnx" if int8 else "float.onnx")
 
 
@@ -212,8 +212,10 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
     except ImportError:
         return None
     final = _export_path(lm, int8)
-    if final is None or final.is_file():
-        return str(final) if final is not None else None
+    if final is None:
+        return None
+    if final.is_file():
+        return str(final)
     target = final.parent
     names = [n for n in ONNX_INPUTS if n == "input_ids" or n in lm.tokenizer.model_input_names]
     try:
