@@ -6,6 +6,8 @@
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
   (how an option, a choice, a name, a flag or a number is said).
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
+- ``context``: what a question takes from the conversation (follow-ups, "my corpus", "that layer");
+  ``facts``: :class:`Understanding`, what a question was read as.
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
 likeliest command lines when the question is not clear enough to act on.
@@ -22,60 +24,25 @@ import logging
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from assistant import corpora
 from assistant.commands import slots
-from assistant.commands.base import Command, Invocation
+from assistant.commands.base import Command
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.sharing.links import META, merged_line, previous_line
-from assistant.understanding import fill, router, spoken
+from assistant.understanding import context, fill, router, spoken
+from assistant.understanding.context import another_model
+from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.hub import ModelHub
-from tools.models.names import FAST_SUFFIX, split_fast
+
+__all__ = ["Understanding", "another_model", "is_question", "prepare", "spoken", "understand"]
 
 log = logging.getLogger(__name__)
 
-#: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
-_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
-                        r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
-                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
-                        r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
-#: "compare with bert-base" (no texts): the previous command beside another model.
-_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b", re.I)
-#: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
-#: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
-_MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
-                        r"(?:those|these) texts)\b", re.I)
-_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\s+(\S+)")
-#: "that layer", "the same head", "that corpus": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
-#: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
-                        r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
-                        r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
-                        r"(?:\s+(?:again|once more|one more time))?"
-                        r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
-                        r"(?:\s+please)?\s*[.!?]*\s*$", re.I)
-#: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
-_POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
-#: Words that point back at the previous reply's texts: new quoted texts are added to them.
-_REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
-#: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
-_IT = re.compile(r"\bit\b", re.I)
-#: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
-_ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
 #: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
 _SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
-#: How a question asks for the previous answer on another model ("compare that with bert-small").
-_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare|next to|beside|"
-                            r"alongside)\b", re.I)
-#: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
-_NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
 #: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
@@ -83,19 +50,6 @@ MAX_QUESTION_CHARS = 2000
 RUNNER_UP = 0.15
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
-
-
-@dataclass(frozen=True)
-class Understanding:
-    """What a question was read as: ``line`` to run (with ``suggestions``: the runner-up reading of a close call),
-    or ``message`` and ``suggestions`` (command lines)."""
-
-    line: str | None = None
-    message: str = ""
-    suggestions: tuple[str, ...] = ()
-    follow_up: bool = False
-    #: Why the question was read as ``line`` (the nearest example question and the words that decided).
-    because: str = ""
 
 
 def is_question(line: str, table: Mapping[str, Command]) -> bool:
@@ -145,11 +99,11 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     switching = _SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
-    follow = None if switching else (another_model(question, session, table, settings)
-                                     or follow_up(question, session, table, settings))
+    follow = None if switching else (context.another_model(question, session, table, settings)
+                                     or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow
-    named = _named_alone(question, session, table, settings)
+    named = context.named_alone(question, session, table, settings)
     if named is not None:
         return named
     lm = router.routing_model(hub, session.model or settings.model)
@@ -159,15 +113,14 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
-    last = _previous(session, table)
+    last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
     spec = routing.best.spec
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried={**_own_corpus(question, spec, session, settings),
-                                      **_kept(question, before, spec)},
-                             known=_known_names(spec, session, settings))
+                             carried=context.carried(question, spec, before, session, settings),
+                             known=context.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
         if runner is not None:
@@ -178,27 +131,6 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
-def _starts_with_another(question: str, spec: Command, table: Mapping[str, Command]) -> bool:
-    """Whether ``question`` starts with the own name of a command other than ``spec``."""
-    first = question.split(None, 1)[0].lower() if question.strip() else ""
-    return first in table and table[first].name == first and first != spec.name
-
-
-def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
-    """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
-    return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
-               for w in re.findall(r"[a-z]+", words.lower()))
-
-
-def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
-    """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
-    vector in both of them?"): a word to follow through them, not a text to add."""
-    if slots.TARGET_WORD.search(question):
-        return True
-    return read.word is not None and len(read.texts) == 1 and bool(texts) and all(
-        re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
-
-
 def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command]) -> Understanding | None:
     """When the best reading needs texts the question does not carry, the next reading close behind that needs
     none (a question without texts asks for a command that takes none)."""
@@ -207,66 +139,6 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
             line = fill.line_for(ranked.spec, question, table)
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
-
-
-def _known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
-    """The corpora this conversation may use, by name, for a command that reads one (``--corpus``): a question may
-    name one without the word "corpus" ("any copies in reviews?")."""
-    if spec.option("corpus") is None:
-        return {}
-    return {"corpus": list(dict.fromkeys([*_stored_corpora(session, settings), *_named_corpora(session)]))}
-
-
-def _stored_corpora(session: Session, settings: Settings) -> list[str]:
-    """The names of the corpora this conversation may use."""
-    return [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
-
-
-def _named_corpora(session: Session) -> list[str]:
-    """The corpora the conversation's lines named (loaded, used, or read with ``--corpus``), oldest first."""
-    return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
-
-
-def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
-    """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
-    option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
-    one it may use."""
-    option = spec.option("corpus")
-    if option is None or "instead of" not in option.help or not _MY_CORPUS.search(question):
-        return {}
-    named, stored = _named_corpora(session), _stored_corpora(session, settings)
-    chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
-    return {"corpus": chosen} if chosen else {}
-
-
-def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
-    """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
-    corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
-    out: dict[str, str] = {}
-    for step, name in [("", n) for n in _SAME.findall(question)] + _NEXT.findall(question):
-        option = spec.option(name.lower())
-        value = before.options.get(option.dest) if before is not None and option is not None else None
-        if value is not None and not step:
-            out[option.name] = str(value)
-        elif isinstance(value, int):
-            out[option.name] = str(value + (1 if step.lower() in ("next", "following") else -1))
-    return out
-
-
-def _named_alone(question: str, session: Session, table: Mapping[str, Command],
-                 settings: Settings) -> Understanding | None:
-    """A question that is only a command's name ("why?") runs that command on the previous command's texts."""
-    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", question.lower())
-    spec = table.get(word.group(1)) if word else None
-    last = _previous(session, table) if spec is not None and spec.texts.least > 0 else None
-    if spec is None or last is None:
-        return None
-    texts = parse(last[0], table, settings).texts
-    if len(texts) < spec.texts.least:
-        return None
-    kept = texts if spec.texts.most is None else texts[:spec.texts.most]
-    return Understanding(line=fill.build(spec, kept, {}), follow_up=True,
-                        because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
@@ -280,121 +152,3 @@ def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command
     return tuple(dict.fromkeys(lines))
 
 
-def _previous(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
-    """The conversation's last command line and its row, when there is one a follow-up can change."""
-    history = list(session.history)
-    while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
-        history.pop()  # "now the same comparison on this model": the command before the switch
-    try:
-        previous = previous_line(history, table)
-    except UserError:
-        return None
-    spec = table.get(previous.split(None, 1)[0].lower())
-    return None if spec is None or spec.name in META or not spec.followed else (previous, spec)
-
-
-def follow_up(question: str, session: Session, table: Mapping[str, Command],
-              settings: Settings) -> Understanding | None:
-    """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
-
-    A question is a follow-up when it starts like one (or says only options) and names
-    an option of the previous command or new quoted texts for it.
-    """
-    if (last := _previous(session, table)) is None:
-        return None
-    previous, spec = last
-    plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
-    if _RUN_AGAIN.match(plain):  # "run that again"
-        return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
-    read = slots.read(question)
-    before = parse(previous, table, settings)
-    if _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or (
-            not spec.texts.word_first and _a_word_of(read, question, before.texts)))):
-        return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
-    said = spoken.read(read.rest, spec)
-    said.options.update({**_own_corpus(question, spec, session, settings),  # "on my corpus instead"
-                         **_kept(question, before, spec)})  # "and the next layer?"
-    reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
-    said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
-    leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
-    adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
-    # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
-    points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
-                   and not fill.REFERS_BACK.sub(" ", leftover).strip())
-    if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
-            and not points_back:
-        return None
-    texts: list[str] = []
-    if adding:
-        texts = before.texts + list(read.texts)
-    elif read.quoted:
-        texts = _new_texts(spec, before.texts, read)
-    elif (spec.texts.word_first and _FOLLOW_UP.match(plain) and not said.options
-          and leftover.lower() not in table and re.fullmatch(r"[A-Za-z][\w'-]*", leftover)
-          and not fill.only_filler(leftover)):
-        texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
-    count = spoken.count_option(spec)
-    number = spoken.number_in(read.rest) if not said.options and not texts else None
-    if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
-        said.options[count] = number
-    if not said.options and not texts:
-        return None
-    options = {spec.option(name).dest: value for name, value in said.options.items()}
-    try:
-        line = merged_line(previous, Invocation("again", texts, options), table, settings)
-    except UserError as exc:
-        return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
-                             suggestions=(previous,), follow_up=True)
-    return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
-
-
-def another_model(question: str, session: Session, table: Mapping[str, Command],
-                  settings: Settings) -> Understanding | None:
-    """The previous command on a second model, side by side (``--vs``): "compare that with bert-small",
-    "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
-    or brings texts of its own (then it is a new question)."""
-    read = slots.read(question)
-    if read.quoted or not (_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question)
-                           or _IT.search(question) or _VERSUS.match(question)):
-        return None
-    if not _ANOTHER_MODEL.search(question):
-        return None
-    if (last := _previous(session, table)) is None:
-        return None
-    previous, spec = last
-    found = slots.MODEL.search(question)
-    if found is not None:
-        other = slots.model_name(found)
-    elif slots.INT8.search(question):
-        other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
-    else:
-        return None
-    own = next((o for o in spec.options if spoken.takes_models(o)), None)
-    if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
-        try:
-            line = merged_line(previous, Invocation("again", [], {own.dest: other}), table, settings)
-        except UserError:
-            line = None
-        if line is not None:
-            return Understanding(line=line, follow_up=True,
-                                 because=f"it asks for the previous command, {code(previous, 80)}, with "
-                                         f"{code(other, 40)}")
-    if not any(o.name == "vs" for o in spec.options):
-        return Understanding(message=f"`{spec.name}` does not answer on two models side by side; switch this "
-                             f"conversation's model, then run it again.", suggestions=(f"model {other}", previous),
-                             follow_up=True)
-    try:
-        line = merged_line(previous, Invocation("again", [], {spec.option("vs").dest: other}), table, settings)
-    except UserError as exc:
-        return Understanding(message=f"I read this as {code(previous, 80)} on {code(other, 40)}, but: {exc}",
-                             suggestions=(previous,), follow_up=True)
-    return Understanding(line=line, follow_up=True,
-                         because=f"it asks for the previous command, {code(previous, 80)}, on {code(other, 40)}")
-
-
-def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]:
-    """New texts for the previous command (its texts ``before``): a new word replaces only the word ("try the word
-    'river'")."""
-    if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
-        return [read.word, *before[1:]]
-    return list(read.texts)

@@ -168,7 +168,9 @@ class _Index:
         strongest first."""
         weights = said.toarray()[0]
         pull = weights * self.classifier.coef_[row, -len(weights):]
-        telling = [i for i in np.argsort(-pull) if pull[i] > 0 and not set(self.terms[i].split()) <= _UNTELLING]
+        pulling = np.flatnonzero(pull > 0)  # (the question's own words: a handful of the vocabulary)
+        telling = [i for i in pulling[np.argsort(-pull[pulling], kind="stable")]
+                   if not set(self.terms[i].split()) <= _UNTELLING]
         return tuple(self.terms[i] for i in telling[:most])
 
     def probabilities(self, vector: torch.Tensor, said: csr_matrix) -> np.ndarray:

@@ -1,0 +1,268 @@
+"""The conversation as context: what a question takes from the lines before it.
+
+A follow-up changes the previous command ("now at layer 4", "what about CLS pooling?", "run that again") or runs it
+on another model ("compare that with bert-base"); a command named alone ("why?") runs on the previous texts; "my
+corpus", "that layer", "the next head" are read from the conversation's lines and the corpora it may use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import assistant.understanding.fill as fill
+import assistant.understanding.spoken as spoken
+from assistant import corpora
+from assistant.commands import slots
+from assistant.commands.base import Command, Invocation
+from assistant.parsing import parse
+from assistant.session import Session
+from assistant.sharing.links import META, merged_line, previous_line
+from assistant.understanding.facts import Understanding
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.core.text import code
+from tools.models.names import FAST_SUFFIX, split_fast
+
+#: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
+_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
+                        r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
+                        r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
+                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
+                        r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
+#: "compare with bert-base" (no texts): the previous command beside another model.
+_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b", re.I)
+#: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
+#: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
+_MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
+                        r"(?:those|these) texts)\b", re.I)
+_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\s+(\S+)")
+#: "that layer", "the same head", "that corpus": the previous command's value of that option.
+_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
+#: A question that asks for the previous command once more, as it was.
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
+                        r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
+                        r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
+                        r"(?:\s+(?:again|once more|one more time))?"
+                        r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
+                        r"(?:\s+please)?\s*[.!?]*\s*$", re.I)
+#: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
+_POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
+#: Words that point back at the previous reply's texts: new quoted texts are added to them.
+_REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
+_IT = re.compile(r"\bit\b", re.I)
+#: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
+_ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
+#: How a question asks for the previous answer on another model ("compare that with bert-small").
+_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare|next to|beside|"
+                            r"alongside)\b", re.I)
+#: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
+_NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
+
+
+def _starts_with_another(question: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``question`` starts with the own name of a command other than ``spec``."""
+    first = question.split(None, 1)[0].lower() if question.strip() else ""
+    return first in table and table[first].name == first and first != spec.name
+
+
+def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
+    return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
+               for w in re.findall(r"[a-z]+", words.lower()))
+
+
+def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
+    """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
+    vector in both of them?"): a word to follow through them, not a text to add."""
+    if slots.TARGET_WORD.search(question):
+        return True
+    return read.word is not None and len(read.texts) == 1 and bool(texts) and all(
+        re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
+
+
+def known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
+    """The corpora this conversation may use, by name, for a command that reads one (``--corpus``): a question may
+    name one without the word "corpus" ("any copies in reviews?")."""
+    if spec.option("corpus") is None:
+        return {}
+    return {"corpus": list(dict.fromkeys([*_stored_corpora(session, settings), *_named_corpora(session)]))}
+
+
+def _stored_corpora(session: Session, settings: Settings) -> list[str]:
+    """The names of the corpora this conversation may use."""
+    return [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
+
+
+def _named_corpora(session: Session) -> list[str]:
+    """The corpora the conversation's lines named (loaded, used, or read with ``--corpus``), oldest first."""
+    return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
+
+
+def carried(question: str, spec: Command, before: Invocation | None, session: Session,
+            settings: Settings) -> dict[str, str]:
+    """The options (name -> value) ``question`` takes from the conversation for ``spec``: its corpus ("my texts") and
+    the previous command's values it points at ("that layer", "the next head")."""
+    return {**_own_corpus(question, spec, session, settings), **_kept(question, before, spec)}
+
+
+def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
+    """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
+    option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
+    one it may use."""
+    option = spec.option("corpus")
+    if option is None or "instead of" not in option.help or not _MY_CORPUS.search(question):
+        return {}
+    named, stored = _named_corpora(session), _stored_corpora(session, settings)
+    chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
+    return {"corpus": chosen} if chosen else {}
+
+
+def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
+    """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
+    corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
+    out: dict[str, str] = {}
+    for step, name in [("", n) for n in _SAME.findall(question)] + _NEXT.findall(question):
+        option = spec.option(name.lower())
+        value = before.options.get(option.dest) if before is not None and option is not None else None
+        if value is not None and not step:
+            out[option.name] = str(value)
+        elif isinstance(value, int):
+            out[option.name] = str(value + (1 if step.lower() in ("next", "following") else -1))
+    return out
+
+
+def named_alone(question: str, session: Session, table: Mapping[str, Command],
+                 settings: Settings) -> Understanding | None:
+    """A question that is only a command's name ("why?") runs that command on the previous command's texts."""
+    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", question.lower())
+    spec = table.get(word.group(1)) if word else None
+    last = previous_command(session, table) if spec is not None and spec.texts.least > 0 else None
+    if spec is None or last is None:
+        return None
+    texts = parse(last[0], table, settings).texts
+    if len(texts) < spec.texts.least:
+        return None
+    kept = texts if spec.texts.most is None else texts[:spec.texts.most]
+    return Understanding(line=fill.build(spec, kept, {}), follow_up=True,
+                        because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
+
+
+def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
+    """The conversation's last command line and its row, when there is one a follow-up can change."""
+    history = list(session.history)
+    while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
+        history.pop()  # "now the same comparison on this model": the command before the switch
+    try:
+        previous = previous_line(history, table)
+    except UserError:
+        return None
+    spec = table.get(previous.split(None, 1)[0].lower())
+    return None if spec is None or spec.name in META or not spec.followed else (previous, spec)
+
+
+def follow_up(question: str, session: Session, table: Mapping[str, Command],
+              settings: Settings) -> Understanding | None:
+    """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
+
+    A question is a follow-up when it starts like one (or says only options) and names
+    an option of the previous command or new quoted texts for it.
+    """
+    if (last := previous_command(session, table)) is None:
+        return None
+    previous, spec = last
+    plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
+    if _RUN_AGAIN.match(plain):  # "run that again"
+        return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
+    read = slots.read(question)
+    before = parse(previous, table, settings)
+    if _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or (
+            not spec.texts.word_first and _a_word_of(read, question, before.texts)))):
+        return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
+    said = spoken.read(read.rest, spec)
+    said.options.update(carried(question, spec, before, session, settings))  # "on my corpus", "the next layer"
+    reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
+    said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
+    leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
+    adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
+    # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
+    points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
+                   and not fill.REFERS_BACK.sub(" ", leftover).strip())
+    if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
+            and not points_back:
+        return None
+    texts: list[str] = []
+    if adding:
+        texts = before.texts + list(read.texts)
+    elif read.quoted:
+        texts = _new_texts(spec, before.texts, read)
+    elif (spec.texts.word_first and _FOLLOW_UP.match(plain) and not said.options
+          and leftover.lower() not in table and re.fullmatch(r"[A-Za-z][\w'-]*", leftover)
+          and not fill.only_filler(leftover)):
+        texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
+    count = spoken.count_option(spec)
+    number = spoken.number_in(read.rest) if not said.options and not texts else None
+    if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
+        said.options[count] = number
+    if not said.options and not texts:
+        return None
+    options = {spec.option(name).dest: value for name, value in said.options.items()}
+    try:
+        line = merged_line(previous, Invocation("again", texts, options), table, settings)
+    except UserError as exc:
+        return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
+                             suggestions=(previous,), follow_up=True)
+    return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
+
+
+def another_model(question: str, session: Session, table: Mapping[str, Command],
+                  settings: Settings) -> Understanding | None:
+    """The previous command on a second model, side by side (``--vs``): "compare that with bert-small",
+    "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
+    or brings texts of its own (then it is a new question)."""
+    read = slots.read(question)
+    if read.quoted or not (_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question)
+                           or _IT.search(question) or _VERSUS.match(question)):
+        return None
+    if not _ANOTHER_MODEL.search(question):
+        return None
+    if (last := previous_command(session, table)) is None:
+        return None
+    previous, spec = last
+    found = slots.MODEL.search(question)
+    if found is not None:
+        other = slots.model_name(found)
+    elif slots.INT8.search(question):
+        other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
+    else:
+        return None
+    own = next((o for o in spec.options if spoken.takes_models(o)), None)
+    if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
+        try:
+            line = merged_line(previous, Invocation("again", [], {own.dest: other}), table, settings)
+        except UserError:
+            line = None
+        if line is not None:
+            return Understanding(line=line, follow_up=True,
+                                 because=f"it asks for the previous command, {code(previous, 80)}, with "
+                                         f"{code(other, 40)}")
+    if not any(o.name == "vs" for o in spec.options):
+        return Understanding(message=f"`{spec.name}` does not answer on two models side by side; switch this "
+                             f"conversation's model, then run it again.", suggestions=(f"model {other}", previous),
+                             follow_up=True)
+    try:
+        line = merged_line(previous, Invocation("again", [], {spec.option("vs").dest: other}), table, settings)
+    except UserError as exc:
+        return Understanding(message=f"I read this as {code(previous, 80)} on {code(other, 40)}, but: {exc}",
+                             suggestions=(previous,), follow_up=True)
+    return Understanding(line=line, follow_up=True,
+                         because=f"it asks for the previous command, {code(previous, 80)}, on {code(other, 40)}")
+
+
+def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]:
+    """New texts for the previous command (its texts ``before``): a new word replaces only the word ("try the word
+    'river'")."""
+    if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
+        return [read.word, *before[1:]]
+    return list(read.texts)
