@@ -516,6 +516,46 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
 
 
 @pytest.mark.parametrize("before, question, line", [
+    ([], "how similar are rows 4 and 9", "compare #4 | #9"),  # two rows in words are two texts
+    ([], "I want a scatter plot of 'Heavy snow closed the roads.' from the embedding layer",
+     "project Heavy snow closed the roads. --layer 0"),  # the embedding layer is layer 0
+    ([], "how many tokens are lost if 'The committee will meet.' is truncated at 4?",
+     "tokenize The committee will meet. --max-length 4 --truncation"),  # a length and the flag, from one phrase
+    ([], "I uploaded survey.tsv, the text is in the column \"answer\". load it",
+     "corpus load survey.tsv --column answer"),
+    (["compare I lost my wallet. | Someone stole my purse. --pool cls"], "which tokens are responsible for that score?",
+     "why I lost my wallet. | Someone stole my purse. --pool cls"),  # another command keeps the shared settings
+    (["attend The cat sat on the mat --layer 1 --head 3"], "rebuild that layer from its query/key/value weights",
+     "selfattn The cat sat on the mat --layer 1"),  # ... but only the one the question names, when it names one
+    (["search broken screen --k 5"], "what made #42 come up?", "why broken screen | #42"),  # a hit, and the query
+    (["attend The boy kicked the ball."], "do any heads follow the syntax here?", "syntax The boy kicked the ball."),
+    (["neighbors king"], "same for queen", "neighbors queen"),
+    (["neighbors guitar --space glove"], "and for violin?", "neighbors violin --space glove"),
+    (["word light | Turn on the light. | This box is light."], "ok and how similar are the two sentences overall?",
+     "compare Turn on the light. | This box is light."),  # not a word to look up: a question about the texts
+    (["benchmark --pool mean"], "add cls and max too", "benchmark --pool mean,cls,max"),  # a list grows
+    (["benchmark --sample 300"], "include bert-small too", "benchmark --sample 300 --models minilm,bert-small"),
+    (["corpus load reviews.csv --name reviews", "clusters"], "and a probe on the same corpus?",
+     "probe --corpus reviews"),
+    (["probe --sentences 60"], "on my reviews instead", "probe --sentences 60 --corpus reviews"),
+    ([], "how anisotropic are the layers when measured on my reviews?", "contextuality --corpus reviews"),
+    (["corpus use tickets", "search cannot log in"], "go back to reviews", "corpus use reviews"),
+    (["project Apples are red. | Cars are fast. --level sentences"], "back to tokens",
+     "project Apples are red. | Cars are fast. --level tokens"),  # another choice of the option it set
+    (["compare Tea is healthy. | Green tea is good. --layer 3"], "drop the layer and use the default",
+     "compare Tea is healthy. | Green tea is good."),
+])
+def test_rows_hits_shared_settings_growing_lists_and_corpora_are_read_from_the_conversation(hub, before, question,
+                                                                                            line):
+    """Read from what came before: rows by id in words, a search hit with its query, the settings another command
+    shares, a list option that grows, "the same corpus", "my reviews", another corpus to switch to."""
+    session = Session()
+    for typed in before:
+        session.remember(typed, Result(typed.split()[0], ""))
+    assert understand(question, session, hub, TABLE, hub.settings).line == line
+
+
+@pytest.mark.parametrize("before, question, line", [
     # a change wrapped in filler words: the command's count, or an option named beside its number
     (["neighbors doctor --space glove"], "give me 30", "neighbors doctor --space glove --k 30"),
     (["lens The sky is [MASK]."], "show ten per layer", "lens The sky is [MASK]. --top 10"),

@@ -107,6 +107,8 @@ class Why(Command[Any, Any]):
         'token-pair contributions for "A" versus "B"',
         'why does the model think "A" is like "B"?',
         'explain that similarity score',
+        'what made "A" come up for my query?',
+        'why is result "A" a match for my search?',
     )
 
     @dataclass(frozen=True)

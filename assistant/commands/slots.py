@@ -36,6 +36,10 @@ INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.
 #: 'support'"): a name, not a text; its quotes are dropped.
 _NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+)[\"'“‘]([\w-]+)[\"'”’]"
                           r"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+(?:column|field|corpus|dataset)\b)", re.I)
+#: Two rows of the corpus said in words ("rows 12 and 40", "row 3 vs row 7"): the texts ``#12`` and ``#40``. Not a
+#: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
+_ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:rows?\s+)?#?(\d+)\b"
+                       r"(?!\s*(?:-|,|to\b|and\b))", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
@@ -130,6 +134,8 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
         asking: words that ask rather than carry (stripped from the ends of unquoted texts).
     """
     question = _NAMED_QUOTE.sub(lambda m: "".join(g or "" for g in m.groups()), question.strip())
+    if not quoted_spans(question):
+        question = _ROW_PAIR.sub(r"#\1 and #\2", question)
     spans = quoted_spans(question)
     frame, rest, pos = [], [], 0
     for start, end, _ in spans:

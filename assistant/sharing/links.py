@@ -153,11 +153,7 @@ def merged_line(previous: str, inv: Invocation, table: Mapping[str, Command],
     """
     before = parse(previous, table, settings)
     spec = table[before.verb]
-    values: dict[str, Any] = {}
-    for option in spec.options:
-        value = before.options.get(option.dest)
-        if value is not None and value is not False and value != option.default:
-            values[option.name] = _token(option, value)
+    values = option_values(before, spec)
     for dest, raw in inv.options.items():
         option = next((o for o in spec.options if o.dest == dest), None)
         name = option.name if option is not None else dest.replace("_", "-")
@@ -177,6 +173,17 @@ def merged_line(previous: str, inv: Invocation, table: Mapping[str, Command],
         raise UserError("`again` cannot rebuild these texts (quotes, `|` or `--` inside them); "
                         "type the whole command instead.")
     return after.line
+
+
+def option_values(inv: Invocation, spec: Command) -> dict[str, str]:
+    """The options ``inv`` (a line of ``spec``) sets away from their defaults, as typed: name -> value ("" for a
+    flag, ``a,b`` for a list)."""
+    values = {}
+    for option in spec.options:
+        value = inv.options.get(option.dest)
+        if value is not None and value is not False and value != option.default:
+            values[option.name] = _token(option, value)
+    return values
 
 
 def _token(option: Option, value: Any) -> str:

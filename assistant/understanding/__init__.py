@@ -41,8 +41,6 @@ __all__ = ["Understanding", "another_model", "is_question", "prepare", "spoken",
 
 log = logging.getLogger(__name__)
 
-#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up.
-_SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
 #: Longer lines are not read as questions (typed commands take long texts).
 MAX_QUESTION_CHARS = 2000
 #: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
@@ -98,12 +96,13 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
-    switching = _SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
+    switching = context.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow
-    named = context.named_alone(question, session, table, settings)
+    named = context.named_alone(question, session, table, settings) or context.corpus_switch(question, session,
+                                                                                              table, settings)
     if named is not None:
         return named
     lm = router.routing_model(hub, session.model or settings.model)
@@ -120,6 +119,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
                              carried=context.carried(question, spec, before, session, settings),
+                             shared=context.shared_options(question, before, spec, table),
                              known=context.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`

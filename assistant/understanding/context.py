@@ -17,16 +17,20 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.sharing.links import META, merged_line, previous_line
+from assistant.sharing.links import META, merged_line, option_values, previous_line
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.names import FAST_SUFFIX, split_fast
 
+#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up; one that
+#: switches to another corpus alone ("go back to reviews") is `corpus use`.
+SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
-                        r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|make it|show it|"
+                        r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
+                        r"make it|show it|"
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
@@ -35,7 +39,7 @@ _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b"
 #: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
 #: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
 _MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
-                        r"(?:those|these) texts)\b", re.I)
+                        r"(?:those|these) texts|(?:the same|that|this) (?:corpus|data(?:set)?))\b", re.I)
 _NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\s+(\S+)")
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
@@ -50,10 +54,13 @@ _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-r
 _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+#: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
+_WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:for\W+|with\W+)?"
+                         r"([A-Za-z][\w'-]*)\W*", re.I)
 #: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
 _IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
-_ADDS = re.compile(r"\b(?:too|as well|also|add|plus)\b", re.I)
+_ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare|next to|beside|"
                             r"alongside)\b", re.I)
@@ -107,14 +114,31 @@ def carried(question: str, spec: Command, before: Invocation | None, session: Se
     return {**_own_corpus(question, spec, session, settings), **_kept(question, before, spec)}
 
 
+def shared_options(question: str, before: Invocation | None, spec: Command,
+                   table: Mapping[str, Command]) -> dict[str, str]:
+    """The previous command's settings that ``spec`` takes too (an option of the same name, not ``spec``'s count),
+    kept when ``spec`` runs on the previous texts: "which tokens make that score?" after `compare A | B --pool
+    cls` is `why A | B --pool cls`. None when the question names the one it keeps ("rebuild that layer")."""
+    if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
+        return {}
+    count = spoken.count_option(spec)
+    return {name: value for name, value in option_values(before, table[before.verb]).items()
+            if name != count and spec.option(name) is not None}
+
+
 def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
     """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
     option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
     one it may use."""
     option = spec.option("corpus")
-    if option is None or "instead of" not in option.help or not _MY_CORPUS.search(question):
+    if option is None or "instead of" not in option.help:
         return {}
     named, stored = _named_corpora(session), _stored_corpora(session, settings)
+    mine = re.search(r"\b(?:my|our)\s+([\w-]+)", question, re.I)  # "on my reviews": a corpus by its name
+    if mine is not None and mine.group(1) in {*named, *stored}:
+        return {"corpus": mine.group(1)}
+    if not _MY_CORPUS.search(question):
+        return {}
     chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
     return {"corpus": chosen} if chosen else {}
 
@@ -149,6 +173,24 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
                         because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
 
 
+def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
+                  settings: Settings) -> Understanding | None:
+    """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
+    reviews", "switch to the tickets corpus")."""
+    if "corpus" not in table or not SWITCH.search(question):
+        return None
+    names = {*_stored_corpora(session, settings), *_named_corpora(session)}
+    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
+    if len(said) != 1:
+        return None
+    name = said[0]
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to)\b", " ", SWITCH.sub(" ", question),
+                  flags=re.I)
+    if not fill.only_filler(rest):
+        return None
+    return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
+
+
 def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change."""
     history = list(session.history)
@@ -180,10 +222,16 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or (
             not spec.texts.word_first and _a_word_of(read, question, before.texts)))):
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
-    said = spoken.read(read.rest, spec)
+    said = spoken.read(read.rest, spec, known=known_names(spec, session, settings))
     said.options.update(carried(question, spec, before, session, settings))  # "on my corpus", "the next layer"
+    if list(said.options) == ["corpus"] and SWITCH.search(question):
+        return None  # "go back to reviews": another corpus to use, not this command on it
+    if _ADDS.search(read.rest):  # "add cls and max too", "include bert-small": a list grows
+        said.options.update(_grown(said.options, before, spec, session.model or settings.model))
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
+    if not said.options:  # "back to tokens" after `project ... --level sentences`
+        said = _other_choice(said.rest, before, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
     adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
@@ -197,10 +245,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = before.texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
-    elif (spec.texts.word_first and _FOLLOW_UP.match(plain) and not said.options
-          and leftover.lower() not in table and re.fullmatch(r"[A-Za-z][\w'-]*", leftover)
-          and not fill.only_filler(leftover)):
-        texts = [leftover, *before.texts[1:]]  # "what about queen" after `neighbors king`
+    elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
+          and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
+        texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
     count = spoken.count_option(spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
     if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
@@ -214,6 +261,32 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
     return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
+
+
+def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoken:
+    """Another choice of an option the previous line set, said alone ("back to tokens" after `--level
+    sentences`: a word too common to name a choice elsewhere)."""
+    for name, value in option_values(before, spec).items():
+        for choice in spec.option(name).choices:  # type: ignore[union-attr]
+            said = re.search(rf"(?<![\w-]){re.escape(choice)}s?(?![\w-])", words, re.I)
+            if choice != value and said is not None:
+                return spoken.Spoken({name: choice}, words[:said.start()] + " " + words[said.end():])
+    return spoken.Spoken({}, words)
+
+
+def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model: str) -> dict[str, str]:
+    """The values said for a list option, added to the previous command's: "add cls and max" after `--pool mean`
+    is `--pool mean,cls,max`; a model added where none was named joins the conversation's model."""
+    had = option_values(before, spec)
+    out = {}
+    for name, value in said.items():
+        option = spec.option(name)
+        if option is None or option.is_flag or "," not in option.usage():
+            continue
+        old = had.get(name) or (own_model if spoken.takes_models(option) else "")
+        if old:
+            out[name] = ",".join(dict.fromkeys([*old.split(","), *value.split(",")]))
+    return out
 
 
 def another_model(question: str, session: Session, table: Mapping[str, Command],

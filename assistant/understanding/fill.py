@@ -16,13 +16,16 @@ from tools.core.text import code
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
-                         r"there(?=\W*$))\b", re.I)
+                         r"th(?:is|ese)\s+(?:sentences?|texts?|pair|one)|"
+                         r"(?:t?here)(?=\W*$))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
-again new let lets us just maybe part bit turn""".split()) | slots_mod.ASKING
+again new let lets us just maybe part bit turn draw plot display see default""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
+#: A row of the corpus by its id.
+_ROW_ID = re.compile(r"#\d+")
 _WHICH = {"first": 0, "second": 1, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
 
@@ -111,14 +114,15 @@ def as_text(text: str) -> str:
 
 def line_for(spec: Command, question: str, table: Mapping[str, Command], previous: list[str] | None = None,
              own_model: str | None = None, carried: Mapping[str, str] | None = None,
-             known: Mapping[str, Sequence[str]] | None = None) -> str:
+             known: Mapping[str, Sequence[str]] | None = None, shared: Mapping[str, str] | None = None) -> str:
     """The command line that answers ``question`` with ``spec``, or :class:`MissingTexts`. A question without
     quotes that refers back ("why are they similar?") or carries too few texts of its own ("and what does GloVe
     say?") runs on the ``previous`` command's texts; a word it quotes for a command that takes a word first joins
     them. ``own_model``: the
     conversation's model, which a second model named beside it is compared with; ``carried``: options kept from
     the previous command ("that layer"), which the question's own options override; ``known``: names that exist
-    for an option (the conversation's corpora), which a question may say alone."""
+    for an option (the conversation's corpora), which a question may say alone; ``shared``: the previous command's
+    settings that ``spec`` takes too, kept when the line runs on the previous texts."""
     slots, options = read(question, spec, own_model, known)
     refers = not slots.quoted and spec.texts.most != 0 and spec.followed  # (help's and model's texts are names)
     referred = referred_texts(question, previous or []) if refers else []
@@ -126,6 +130,7 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
         referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
+    kept = dict(shared or {}) if referred else {}
     if previous and not slots.quoted and all(only_filler(t) for t in texts):
         texts = []  # "and with attention flow?": no text of its own
     if previous and len(texts) < spec.texts.least:
@@ -134,9 +139,10 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             texts = [word, *previous]
         elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
-        elif REFERS_BACK.search(slots.rest):  # "compare that sentence with 'A'"
-            texts = [*previous, *texts]
-    texts, options = spec.question_options(texts, {**(carried or {}), **options})
+            kept = dict(shared or {})
+        elif REFERS_BACK.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
+            texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
+    texts, options = spec.question_options(texts, {**kept, **(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}
     least = spec.texts.least

@@ -35,6 +35,7 @@ from assistant.understanding.words import (
     RESET,
     TENS,
     UNITS,
+    VALUE_WORDS,
 )
 from tools.core.errors import UserError
 from tools.models.names import FAST_SUFFIX
@@ -68,7 +69,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
     cuts: list[tuple[int, int]] = []
 
     def keep(option: Option, value: str, span: tuple[int, int]) -> None:
-        if option.name in found or _overlaps(span, cuts):
+        if option.name in found or (_overlaps(span, cuts) and not option.is_flag):  # "truncated at 10": both
             return
         try:
             option.convert(value if not option.is_flag else None)
@@ -82,6 +83,10 @@ def read(text: str, spec: Command, own_model: str | None = None,
         for pattern in patterns:
             for m in pattern.finditer(text):
                 keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
+    for option in spec.options:  # a value said by a name of its own ("the embedding layer": layer 0)
+        for said, value in VALUE_WORDS.get(option.name, ()):
+            if m := _pattern(said).search(text):
+                keep(option, value, _with_lead(text, *m.span()))
     fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
     decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"

@@ -23,7 +23,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
                   "starts at", "from a score of",
                   "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
     "max-length": ("max length", "maximum length", "max-length", "pad (?:it |them |those |that )?to", "padded to",
-                   "padding to", "cut at", "truncated to", "tokens"),
+                   "padding to", "cut (?:it |them |that |this )?(?:at|to|after)", "truncat\\w* (?:it |them )?(?:at|to)",
+                   "tokens"),
     "dims": ("d", "dims", "dimensions", "dimensional"),
     "pool": ("pool", "pooling", "poolings", "pooled", "token"),
     "method": ("method", "projection", "with", "using", "via", "by"),
@@ -35,6 +36,10 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "padding": ("padding", "pad", "padded", "pad to"),
     "format": ("format", "as"),
     "basis": ("basis", "from", "space"),
+}
+#: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
+VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+layer\b|\binput\s+layer\b", "0"),),
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
@@ -94,6 +99,7 @@ _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closes
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
+               r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
                r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
@@ -103,8 +109,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
            rf"\brows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
-              r"(?:the\s+|its\s+|their\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
+              r"(?:the\s+|its\s+|their\s+|these\s+|those\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
     "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
+               r"\b(?:in|from|under)\s+(?:the\s+)?(?:column|field)\s+(?!called\b|named\b)(?P<v>[\w-]+)",
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
     "address": (r"(?P<v>ray://[\w.:-]+)",),
@@ -123,7 +130,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal", "decoder", "masked attention", "future tokens"),
-    "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off"),
+    "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
+                   "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
     "why": ("explanation", "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",

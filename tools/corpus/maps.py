@@ -69,7 +69,7 @@ def quick_clusters(unit: np.ndarray, k: int = QUICK_K) -> np.ndarray:
 def colours(corpus: Corpus, color: str) -> tuple[np.ndarray, list[str], str, bool]:
     """Every row's colour code, the categories' names, where they came from, and whether they are clusters."""
     rows = corpus.rows()
-    if color == "cluster":
+    if color.lower() in ("cluster", "clusters"):
         stored = grouping.stored_labels(corpus)
         if stored is not None:
             labels, words = stored
