@@ -59,7 +59,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "first": ("first", "first[- ]layer"),
     "rollout": ("plain rollout", "(?:attention )?rollout method", "matrix[- ]products?"),
     "flow": ("flow", "max[- ]flow", "maximum flow", "attention flow"),
-    "last": ("last", "(?:the )?last layer(?: only)?", "(?:the )?(?:top|final) layer(?: only)?"),
+    "last": ("last", "(?:the )?last[- ]layer(?: only)?", "(?:the )?(?:top|final)[- ]layer(?: only)?"),
     "sum-all": ("sum-all", "sum of all(?: the)? layers", "summ?(?:ed|ing)? (?:up |over )?all(?: the)? layers"),
     "all": ("all", "every", "each", "both"),
     "both": ("both", "all", "every", "each"),
@@ -103,7 +103,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
                r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
-    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+"
+    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})*)\b",
            rf"\brows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
