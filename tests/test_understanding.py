@@ -545,6 +545,23 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
      "project Apples are red. | Cars are fast. --level tokens"),  # another choice of the option it set
     (["compare Tea is healthy. | Green tea is good. --layer 3"], "drop the layer and use the default",
      "compare Tea is healthy. | Green tea is good."),
+    (["project The bank of the river. | The bank raised its rates."], "switch that to 3d",
+     "project The bank of the river. | The bank raised its rates. --dims 3"),  # a verb wrapped around an option
+    (["embed The sun is hot."], "give me the layer 0 version", "embed The sun is hot. --layer 0"),
+    (["outliers --top 10"], "measure against 3 neighbours", "outliers --top 10 --k 3"),
+    (["mask The [MASK] sat on the mat. --top 10"], "which input tokens pushed it to that top fill?",
+     "mask The [MASK] sat on the mat. --top 10 --why"),  # the same command keeps every setting, its count too
+    (["benchmark --pool mean"], "run minilm and mpnet side by side", "benchmark --pool mean --models minilm,mpnet"),
+    (["benchmark --sample 300"], "do that for minilm and mpnet", "benchmark --sample 300 --models minilm,mpnet"),
+    (["word bat | The bat flew away. | He swung the bat."], "is it the same story for bert-base?",
+     "word bat | The bat flew away. | He swung the bat. --vs bert-base"),
+    (["corpus load big.csv --name big", "corpus load small.csv --name small"], "use the small one for now",
+     "corpus use small"),
+    (["vocab --n 3000"], "highlight the special tokens", "vocab --n 3000 --color special"),
+    ([], "which layer knows parts of speech best, in minilm and in bert-small side by side?",
+     "probe --task pos --vs bert-small"),
+    ([], "I have my own pairs in pairs.csv, how well does the model correlate with my gold scores?",
+     "benchmark --data pairs.csv"),
 ])
 def test_rows_hits_shared_settings_growing_lists_and_corpora_are_read_from_the_conversation(hub, before, question,
                                                                                             line):

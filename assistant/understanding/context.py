@@ -62,8 +62,8 @@ _IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
-_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|does|would|answer|see|compare|next to|beside|"
-                            r"alongside)\b", re.I)
+_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
+                            r"beside|alongside)\b", re.I)
 #: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
 _NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 
@@ -121,7 +121,7 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
     cls` is `why A | B --pool cls`. None when the question names the one it keeps ("rebuild that layer")."""
     if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
         return {}
-    count = spoken.count_option(spec)
+    count = spoken.count_option(spec) if spec.name != before.verb else None  # the same command keeps them all
     return {name: value for name, value in option_values(before, table[before.verb]).items()
             if name != count and spec.option(name) is not None}
 
@@ -177,15 +177,15 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
     reviews", "switch to the tickets corpus")."""
-    if "corpus" not in table or not SWITCH.search(question):
+    if "corpus" not in table or not (SWITCH.search(question) or re.search(r"\buse\b", question, re.I)):
         return None
     names = {*_stored_corpora(session, settings), *_named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
     if len(said) != 1:
         return None
     name = said[0]
-    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to)\b", " ", SWITCH.sub(" ", question),
-                  flags=re.I)
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for)\b", " ",
+                  SWITCH.sub(" ", question), flags=re.I)
     if not fill.only_filler(rest):
         return None
     return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
@@ -304,6 +304,8 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
         return None
     previous, spec = last
     found = slots.MODEL.search(question)
+    if len({slots.model_name(m) for m in slots.MODEL.finditer(question)}) > 1:
+        return None  # "do that for minilm and mpnet": a list of models, for the command's own option
     if found is not None:
         other = slots.model_name(found)
     elif slots.INT8.search(question):
