@@ -563,6 +563,12 @@ def test_a_follow_up_turns_flags_off_reruns_switches_and_points_back_with_its(hu
      "probe --task pos --vs bert-small"),
     ([], "I have my own pairs in pairs.csv, how well does the model correlate with my gold scores?",
      "benchmark --data pairs.csv"),
+    ([], "why is row 15 so close to row 230?", "why #15 | #230"),  # rows said apart
+    (["search leaking roof"], "explain why row 7 matched", "why leaking roof | #7"),
+    (["search refund"], "only among rows 1 to 500", "search refund --in 1-500"),  # a range stays the rows to look in
+    (["model mpnet"], "ok back to the default model", "model minilm"),
+    (["attend The nurse helped the patient. --layer 2 --head 7"], "what options does this command take?",
+     "help attend"),
 ])
 def test_rows_hits_shared_settings_growing_lists_and_corpora_are_read_from_the_conversation(hub, before, question,
                                                                                             line):

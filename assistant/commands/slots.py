@@ -40,6 +40,8 @@ _NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+)[\"'“‘]([\
 #: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
 _ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:rows?\s+)?#?(\d+)\b"
                        r"(?!\s*(?:-|,|to\b|and\b))", re.I)
+#: One row said in words ("row 15", "row #7"): the text ``#15``; not the start of a range or list.
+_ROW_ONE = re.compile(r"\brow\s+#?(\d+)\b(?!\s*(?:-|,|to\b|and\b|\d))", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
@@ -135,7 +137,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     """
     question = _NAMED_QUOTE.sub(lambda m: "".join(g or "" for g in m.groups()), question.strip())
     if not quoted_spans(question):
-        question = _ROW_PAIR.sub(r"#\1 and #\2", question)
+        question = _ROW_ONE.sub(r"#\1", _ROW_PAIR.sub(r"#\1 and #\2", question))
     spans = quoted_spans(question)
     frame, rest, pos = [], [], 0
     for start, end, _ in spans:

@@ -101,8 +101,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow
-    named = context.named_alone(question, session, table, settings) or context.corpus_switch(question, session,
-                                                                                              table, settings)
+    named = (context.named_alone(question, session, table, settings)
+             or context.corpus_switch(question, session, table, settings)
+             or context.asked_of_the_last(question, session, table, settings))
     if named is not None:
         return named
     lm = router.routing_model(hub, session.model or settings.model)

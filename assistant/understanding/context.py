@@ -57,6 +57,13 @@ _REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
+#: "back to the default model", "use the original model again".
+_DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
+                            r"original|usual|starting)\s+model\b", re.I)
+#: "how does that command work?", "what options does this command take?": `help` of the last command.
+_THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|what\s+else)\b.*\b(?:that|this|the\s+"
+                           r"(?:last|previous))\s+command\b|\b(?:that|this)\s+command\W+(?:how|options?|usage)\b",
+                           re.I)
 #: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
 _IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
@@ -189,6 +196,18 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
     if not fill.only_filler(rest):
         return None
     return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
+
+
+def asked_of_the_last(question: str, session: Session, table: Mapping[str, Command],
+                      settings: Settings) -> Understanding | None:
+    """What a question asks of the conversation's own state: "how does that command work?" is `help` of the last
+    command; "back to the default model" is `model` with the one this assistant starts on."""
+    if "model" in table and _DEFAULT_MODEL.search(question):
+        return Understanding(line=f"model {settings.model}", because="it asks for the default model")
+    last = previous_command(session, table)
+    if "help" in table and last is not None and _THAT_COMMAND.search(question):
+        return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
+    return None
 
 
 def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
