@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh16": (0.95, 0.89), "fresh15": (0.96, 0.93),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh17": (0.93, 0.89), "fresh16": (0.95, 0.91),
+          "fresh15": (0.96, 0.93),
           "fresh14": (0.96, 0.92),
           "fresh13": (0.96, 0.93),
           "fresh12": (0.93, 0.87), "tuning": (0.96, 0.95), "fresh2": (0.96, 0.94), "fresh3": (0.97, 0.97),
