@@ -138,10 +138,10 @@ def _own_corpus(question: str, spec: Command, session: Session, settings: Settin
     option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
     one it may use."""
     option = spec.option("corpus")
-    if option is None or "instead of" not in option.help:
-        return {}
-    named, stored = _named_corpora(session), _stored_corpora(session, settings)
     mine = re.search(r"\b(?:my|our)\s+([\w-]+)", question, re.I)  # "on my reviews": a corpus by its name
+    if option is None or "instead of" not in option.help or (mine is None and not _MY_CORPUS.search(question)):
+        return {}  # (the corpora on disk are listed only for a question that names one)
+    named, stored = _named_corpora(session), _stored_corpora(session, settings)
     if mine is not None and mine.group(1) in {*named, *stored}:
         return {"corpus": mine.group(1)}
     if not _MY_CORPUS.search(question):
