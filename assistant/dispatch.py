@@ -25,7 +25,7 @@ from typing import Any
 
 from assistant.commands.base import Context
 from assistant.commands.registry import TABLE
-from assistant.commands.slots import quoted_free, quoted_spans
+from assistant.commands.slots import ASKING, quoted_free, quoted_spans
 from assistant.corpora import Jobs, in_use, rows_as_texts
 from assistant.maps import Maps
 from assistant.parsing import parse
@@ -175,14 +175,26 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
     alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
     quoted = _quoted_in_words(inv.texts)
-    if COMMAND_SYNTAX.search(line) is None and (alias or quoted or _says_options(line, inv.verb)):
+    framed = _framed(line)  # "probe these sentences for POS: A | B | C"
+    plain = COMMAND_SYNTAX.search(line) is None
+    back = plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
+    if framed or back or (plain and (alias or quoted or _says_options(line, inv.verb))):
         read = understand(line, session, hub, TABLE, settings)  # a typed command ("neighbors bank") is not read
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
-            if alias or said or quoted:
+            if alias or said or quoted or framed or back:
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
+
+
+def _framed(line: str) -> bool:
+    """Whether a line that starts with a command's name puts its texts after words that ask, then a colon ("word
+    in context: rock | She threw a rock. | I love rock music."), not a text that holds a colon ("compare Q: why? |
+    A: because")."""
+    head = re.match(r"\s*\S+\s+([^|:\"']*):\s", line)
+    words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
+    return len(words) >= 2 and any(w in ASKING for w in words)
 
 
 def _says_options(line: str, verb: str) -> bool:
@@ -192,6 +204,10 @@ def _says_options(line: str, verb: str) -> bool:
 
 #: Words that point at something that exists ("the conversation", "my reviews"), not at a new text ("a text").
 _DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
+#: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
+#: and 4", "search my corpus for X"): the line is a sentence.
+_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)|the\s+(?:first|second|last)\s+of|"
+                          r"my\s+(?:corpus|texts|data)|rows?\s+\d+)\b", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

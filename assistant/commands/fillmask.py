@@ -36,6 +36,7 @@ class Mask(Command[Any, Any]):
         'guess the masked token in "A"',
         'complete the sentence "A" where the word is missing',
         'what goes in the gap?',
+        'just the final predictions for "A", not layer by layer',
     )
 
     @dataclass(frozen=True)

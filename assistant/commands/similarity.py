@@ -291,8 +291,9 @@ def word_first(command: Command[Any, Any], slots: Slots, always: bool) -> list[s
         sentences = [t for t in slots.sentences if t != slots.word]
         if always or len(sentences) >= 2:
             return [slots.word, *sentences]
-    if slots.quoted and len(slots.sentences) >= 2:
-        shared = shared_word(slots.rest, slots.sentences, asking_words(command.phrasings))
+    if slots.given and len(slots.sentences) >= 2:  # (the words outside the texts: around quotes, before a colon)
+        shared = shared_word(slots.rest if slots.quoted else slots.lead, slots.sentences,
+                             asking_words(command.phrasings))
         if shared is not None:  # "is bank in 'the river bank' the same vector as in 'a bank loan'?"
             return [shared, *slots.sentences]
     return None

@@ -59,7 +59,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff sim""".split())
+them it they something stuff sim who""".split())
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,8 @@ class Slots:
         rest: the question outside its quotes (where options said in words are read).
         word: the target word (a quoted single word, or the word after "the word").
         payload: without quotes, the unquoted text before it was split at "and" / "vs" / commas.
+        lead: without quotes, the words before a colon that the texts follow ("what does glove say about bank in
+            these: A | B"); empty when there is none.
     """
 
     question: str
@@ -83,6 +85,12 @@ class Slots:
     rest: str = ""
     word: str | None = None
     payload: str = ""
+    lead: str = ""
+
+    @property
+    def given(self) -> bool:
+        """Whether the texts were written as texts: quoted, or after a colon ("probe these for POS: A | B")."""
+        return self.quoted or bool(self.lead)
 
     @property
     def sentences(self) -> list[str]:
@@ -149,12 +157,15 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     rest_text = re.sub(r"\s+", " ", "".join(rest)).strip()
     texts = [blanks_to_mask(t.strip()) for _, _, t in spans if t.strip()]
     quoted = bool(texts)
-    payload = ""
+    payload = lead = ""
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
         texts = split_payload(payload)
+        head = re.match(r"([^|:]*\w[^|:]*):\s", rest_text)
+        after = rest_text[head.end():].split(None, 1) if head else []
+        lead = head.group(1).strip() if head and after and (after[0].lower() not in asking or "|" in payload) else ""
     word = _target(rest_text, texts, named_first=not quoted)  # "the word cell in 'A' and 'B'"
-    return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload)
+    return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload, lead)
 
 
 def quoted_free(text: str) -> str:
@@ -168,7 +179,7 @@ def quoted_free(text: str) -> str:
 
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
     """The text a question without quotes carries: after a colon, or without its asking words."""
-    part = part.strip()
+    part = re.sub(r"\s*\(\s*\)", "", part.strip())  # "(concat last 4)" once its option was cut out
     if "|" in part:
         head, _, tail = part.partition("|")
         return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()

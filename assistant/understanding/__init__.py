@@ -26,7 +26,7 @@ import threading
 from collections.abc import Mapping
 
 from assistant.commands import slots
-from assistant.commands.base import Command
+from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import context, fill, router, spoken
@@ -46,6 +46,9 @@ MAX_QUESTION_CHARS = 2000
 #: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
 #: question lacks.
 RUNNER_UP = 0.15
+#: Words that point back at the previous command's texts (not "it": "plot it" after a search is the corpus's map).
+_THEM = re.compile(r"\b(?:they|them|those|these|both|the\s+(?:two\s+)?(?:sentences|texts)|(?:that|the|this)\s+pair)\b",
+                   re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -57,7 +60,7 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
     if not stripped:
         return False
     first = stripped.split()[0]
-    if first.lower() in table or not re.match(r"[A-Za-z'\"“‘`]", first):
+    if first.lower() in table or not re.match(r"[A-Za-z'\"“‘`]|[23]d\b", first, re.I):
         return False
     if first.lower().rstrip(",.!") in slots.ASKING:  # "ok back to the pair": a word of a sentence, not a typo of `tok`
         return True
@@ -115,7 +118,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=_suggest(question, routing, table))
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
-    spec = routing.best.spec
+    spec = _with_texts(question, routing, before) if before is not None and before.texts else routing.best.spec
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
@@ -140,6 +143,16 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
             line = fill.line_for(ranked.spec, question, table)
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
+
+
+def _with_texts(question: str, routing: router.Routing, before: Invocation) -> Command:
+    """The best reading, unless it takes no texts and the question points back at the previous texts ("plot
+    them"): then the next reading close behind that takes texts."""
+    best = routing.best
+    if best.spec.texts.most != 0 or slots.read(question).quoted or not _THEM.search(question):
+        return best.spec
+    return next((r.spec for r in routing.ranked[1:SUGGESTIONS]
+                 if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= RUNNER_UP), best.spec)
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:

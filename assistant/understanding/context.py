@@ -30,6 +30,7 @@ SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
+                        r"more|fewer|less|change|set|"
                         r"make it|show it|"
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
@@ -40,7 +41,7 @@ _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b"
 #: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
 _MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
                         r"(?:those|these) texts|(?:the same|that|this) (?:corpus|data(?:set)?))\b", re.I)
-_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use)\s+(\S+)|--corpus\s+(\S+)")
+_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use|info|stop)\s+(\S+)|--corpus\s+(\S+)")
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
@@ -90,10 +91,11 @@ def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> b
 def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
     vector in both of them?"): a word to follow through them, not a text to add."""
-    if slots.TARGET_WORD.search(question):
-        return True
-    return read.word is not None and len(read.texts) == 1 and bool(texts) and all(
+    inside = read.word is not None and bool(texts) and all(
         re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
+    if slots.TARGET_WORD.search(question):  # (but "add the word 'spring'" to `contextuality bank | light`)
+        return inside or not _ADDS.search(read.rest)
+    return inside and len(read.texts) == 1
 
 
 def known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
@@ -118,7 +120,23 @@ def carried(question: str, spec: Command, before: Invocation | None, session: Se
             settings: Settings) -> dict[str, str]:
     """The options (name -> value) ``question`` takes from the conversation for ``spec``: its corpus ("my texts") and
     the previous command's values it points at ("that layer", "the next head")."""
-    return {**_own_corpus(question, spec, session, settings), **_kept(question, before, spec)}
+    return {**_own_corpus(question, spec, session, settings), **_that_corpus(question, spec, session),
+            **_kept(question, before, spec)}
+
+
+#: "that one", "it": the corpus the conversation named last (for `corpus` itself, "it" too: "drop it").
+_DROP = re.compile(r"\b(?:drop|delete|remove|get rid of|forget|use)\b", re.I)
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b", re.I)
+
+
+def _that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
+    """``--corpus`` for "the outliers in that one?" and, for `corpus` itself, "is it done yet?" / "drop it": the
+    corpus the conversation named last."""
+    if spec.option("corpus") is None or spec.texts.least > 0 or not (
+            _THAT_ONE.search(question) or (spec.name == "corpus" and _IT.search(question) and _DROP.search(question))):
+        return {}
+    named = _named_corpora(session)
+    return {"corpus": named[-1]} if named else {}
 
 
 def shared_options(question: str, before: Invocation | None, spec: Command,
@@ -234,6 +252,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return None
     previous, spec = last
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
+    plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?=again\b)", "", plain, flags=re.I)  # "search again but ..."
     if _RUN_AGAIN.match(plain):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
@@ -262,17 +281,22 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     texts: list[str] = []
     if adding:
         texts = before.texts + list(read.texts)
+        if spec.texts.most is not None and len(texts) > spec.texts.most:
+            return None  # "which tokens made #15 come up for that query?" after a search: not more texts for it
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
+    elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest)) is not None
+          and not spec.texts.word_first and (spec.texts.most is None or len(before.texts) < spec.texts.most)):
+        texts = [*before.texts, target.group(1)]  # "add the word spring too" after `contextuality bank`
     elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
-    count = spoken.count_option(spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
-    if number is not None and count is not None:  # "try 12 instead", "show ten per layer": the command's count
-        said.options[count] = number
-    if not said.options and not texts:
-        return None
+    if number is not None and (numeric := _number_option(before, spec, number)) is not None:
+        said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
+    had = option_values(before, spec)
+    if not texts and all(had.get(name) == value for name, value in said.options.items()):
+        return None  # nothing changes ("and which tokens make them close at that layer?"): another question
     options = {spec.option(name).dest: value for name, value in said.options.items()}
     try:
         line = merged_line(previous, Invocation("again", texts, options), table, settings)
@@ -280,6 +304,20 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
     return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
+
+
+def _number_option(before: Invocation, spec: Command, number: str) -> str | None:
+    """The option a bare number changes: the one number the previous line set ("make it 16" after `--max-length
+    10`), else the command's count ("more, like 30" after `neighbors river`)."""
+    said = [name for name, value in option_values(before, spec).items()
+            if (option := spec.option(name)) is not None and option.type.numeric]
+    if len(said) == 1:
+        try:
+            spec.option(said[0]).convert(number)  # type: ignore[union-attr]
+            return said[0]
+        except UserError:
+            pass
+    return spoken.count_option(spec)
 
 
 def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoken:

@@ -23,7 +23,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
-highlight""".split()) | slots_mod.ASKING
+highlight lower loosen raise tighten""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.
@@ -41,7 +41,8 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     if some is not None:  # "the first two"
         many = _HOW_MANY[some.group(2).lower()]
         return previous[:many] if some.group(1).lower() == "first" else previous[-many:]
-    one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text)\b", question, re.I)
+    one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text|of\s+(?:those|these|them|the\s+two))\b",
+                    question, re.I)
     if one is not None:
         index = _WHICH[one.group(1).lower()]
         return [previous[index]] if -len(previous) <= index < len(previous) else []
@@ -88,7 +89,7 @@ def texts_for(spec: Command, slots: Slots, table: Mapping[str, Command]) -> list
     own = spec.question_texts(slots, table)
     if own is not None:
         return own
-    if spec.texts.least == 0 and not slots.quoted:
+    if spec.texts.least == 0 and not slots.given:
         return []  # a command that needs no text takes only quoted ones, never the question's own words
     texts = list(slots.texts)
     if spec.texts.most == 1 and not slots.quoted and slots.payload:

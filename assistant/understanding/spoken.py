@@ -17,6 +17,7 @@ from assistant.commands.base import Command
 from assistant.commands.options import Number, Option, ParamType
 from assistant.commands.slots import INT8, MODEL, model_name
 from assistant.understanding.words import (
+    ALONE,
     BETWEEN,
     CHOICE_WORDS,
     COMMON,
@@ -25,13 +26,16 @@ from assistant.understanding.words import (
     FLAG_WORDS,
     JOIN,
     LEAD,
+    NAME_AT_END,
     NAME_LEAD,
     NAME_WORDS,
     NOT,
     NOT_NAMES,
+    NOT_NAMES_AT_END,
     NUMBER,
     OPTION_WORDS,
     ORDINALS,
+    RATHER,
     RESET,
     TENS,
     UNITS,
@@ -68,25 +72,31 @@ def read(text: str, spec: Command, own_model: str | None = None,
     found: dict[str, str] = {}
     cuts: list[tuple[int, int]] = []
 
-    def keep(option: Option, value: str, span: tuple[int, int]) -> None:
-        if option.name in found or (_overlaps(span, cuts) and not option.is_flag):  # "truncated at 10": both
+    def keep(option: Option, value: str, span: tuple[int, int], *more: tuple[int, int]) -> None:
+        if option.name in found or (any(_overlaps(s, cuts) for s in (span, *more))
+                                    and not option.is_flag):  # "truncated at 10": both
             return
         try:
             option.convert(value if not option.is_flag else None)
         except UserError:
             return
         found[option.name] = value
-        cuts.append(span)
+        cuts.extend((span, *more))
 
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
     for option, patterns in _number_patterns(spec) if _pattern(rf"\b{NUMBER}").search(text) else ():
         for pattern in patterns:
             for m in pattern.finditer(text):
-                keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
+                if m.re.groupindex.get("mid") and m.group("mid"):  # "500 stsb-dev pairs": the middle stays
+                    keep(option, _number(m.group(1)), _with_lead(text, m.start(), m.start("mid")),
+                         (m.end("mid"), m.end()))
+                else:
+                    keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
     for option in spec.options:  # a value said by a name of its own ("the embedding layer": layer 0)
         for said, value in VALUE_WORDS.get(option.name, ()):
             if m := _pattern(said).search(text):
                 keep(option, value, _with_lead(text, *m.span()))
+    no_texts = getattr(getattr(spec, "texts", None), "most", None) == 0  # (the router's row of every option has none)
     fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
     decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
@@ -103,7 +113,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
                     else:
                         keep(option, "", _with_lead(text, *m.span()))
         elif takes_models(option):
-            named = list(MODEL.finditer(text))
+            named = [m for m in MODEL.finditer(text) if not _pattern(RATHER).search(text[:m.start()])]
             fast = INT8.search(text)
             if not named and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
                 keep(option, own_model + FAST_SUFFIX, _with_lead(text, *fast.span()))  # "does the int8 model agree?"
@@ -116,10 +126,14 @@ def read(text: str, spec: Command, own_model: str | None = None,
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
         else:
-            if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()))) is not None:
+            if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()))
+                    or (_at_end(text, option) if no_texts else None)) is not None:
                 keep(option, *named)
             if option.name not in found and not option.type.numeric and (said := _said(text, spec, option)):
                 keep(option, *said)
+                bare = _raw_spans(text, said[0]) if said[0] not in COMMON else []
+                if option.name not in found and bare:  # its option's word belongs to another ("umap with one dot
+                    keep(option, said[0], bare[0])  # per text")
     for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
         implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
         if implied and option.name not in found and any(
@@ -139,14 +153,17 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
     lead into a match ("at", "with") are added to its span after it is found (a leading group would make
     every pattern try every position)."""
     out = []
+    # "seed 5 and 100 sentences": a number after "and" that another option's name follows is that option's
+    others = "|".join(sorted({w for o in spec.options if _counts(o) for w in _names(spec, o)}, key=len, reverse=True))
     for option in sorted(spec.options, key=lambda o: -len(o.name)):
         if not _counts(option):
             continue
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b(?!\s*(?:[-,]|to\b|and\b)\s*\d)")  # not ids
-            after = _pattern(rf"\b{NUMBER}\s*-?\s*(?:[a-z]+\s+){{0,{gap}}}{word}\b")
+            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
+                              rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))")
+            after = _pattern(rf"\b{NUMBER}\s*-?\s*(?P<mid>(?:[a-z][a-z-]*\s+){{0,{gap}}}){word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         if gap == 2:  # a command's count said bare after a verb of showing: "show 15", "give me 8"
             patterns.append(_pattern(rf"\b(?:show|give|list|get|return)\s+(?:me\s+)?(?:the\s+)?(?:top\s+)?{NUMBER}\b"
@@ -160,11 +177,21 @@ def back_to_default(text: str, spec: Command) -> Spoken:
     the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
     found = Spoken(rest=text)
     for option in spec.options:  # by its own name or its usual word; each pattern is compiled once (_pattern)
+        if takes_models(option) and _pattern(ALONE).search(found.rest):  # "just this model on its own"
+            found.options[option.name] = "default"
+            found.rest = _pattern(ALONE).sub(" ", found.rest)
+            continue
         names = "|".join(_names(spec, option)[:2])
         said = _pattern(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else ""))
         if said.search(found.rest):  # ("all the layers again", where every layer is the default)
             found.options[option.name] = "default"
             found.rest = said.sub(" ", found.rest)
+    for option in spec.options if found.options else ():  # "back to all layers and all heads"
+        names = "|".join(_names(spec, option)[:2])
+        also = _pattern(rf"\b(?:and|,)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b")
+        if option.name not in found.options and also.search(found.rest):
+            found.options[option.name] = "default"
+            found.rest = also.sub(" ", found.rest)
     return found
 
 
@@ -175,6 +202,15 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
             if m.group("v").lower() not in NOT_NAMES:  # row ids in words: "1, 5 and 20-40", "1 to 500"
                 value = re.sub(r"\s*\bto\b\s*", "-", re.sub(r"\s*(?:,\s*and\b|\band\b|&)\s*", ",", m.group("v")))
                 return value.replace(" ", ""), _with_lead(text, *m.span())
+    return None
+
+
+def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
+    """A name said last in ``text`` (:data:`NAME_AT_END`), for a command that reads no texts of its own."""
+    for pattern in NAME_AT_END.get(option.name, ()):
+        m = _pattern(pattern).search(text)
+        if m and m.group("v").lower() not in NOT_NAMES | NOT_NAMES_AT_END:
+            return m.group("v"), _with_lead(text, m.start(), m.end("v"))
     return None
 
 
@@ -300,8 +336,9 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     names = "|".join(_names(spec, option))
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
-            if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside):
-                continue
+            if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
+                    _pattern(r"\bnot\s+(?:just\s+|only\s+)?(?:the\s+)?$").search(text[:m.start()]):
+                continue  # (inside a longer choice; "every strategy, not just last")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
             span = _with_names(text, m, spec, option)

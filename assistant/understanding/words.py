@@ -14,7 +14,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "head": ("head",),
     "heads": ("heads",),
     "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers", "options"),
-    "k": ("top", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results", "matches",
+    "k": ("top", "into", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results",
+          "matches",
           "hits"),
     "n": ("first", "words", "rows", "tokens", "points", "entries"),
     "sample": ("sample of", "sample", "pairs", "examples"),
@@ -35,7 +36,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "data": ("split", "set", "data", "on"),
     "padding": ("padding", "pad", "padded", "pad to"),
     "format": ("format", "as"),
-    "basis": ("basis", "from", "space"),
+    "basis": ("basis", "from", "space", "against"),
 }
 #: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
 VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -44,7 +45,7 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tsne": ("t-sne", "t sne", "tsne"),
-    "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vector|embedding|representation)",),
+    "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vectors?|embeddings?|representations?)",),
     "pca": ("pca", "principal components"),
     "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
     "stsb-test": ("test split", "test set", "test pairs", "stsb-test", "stsb test"),
@@ -71,7 +72,9 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "pos": ("pos", "parts?[- ]of[- ]spee?a?ch(?: tags?)?", "pos tags?", "word classes"),
     "dep": ("dep", "deps", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
-    "sentences": ("(?:one )?points? (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+    "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+                  "(?:project|plot|visuali[sz]e|draw)\\s+(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
+                  "sentences",
                   "sentence points?",
                   "as (?:single )?points",
                   "sentence vectors",
@@ -119,6 +122,18 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
 }
+#: A name said last, after "in" / "of" ("any duplicate texts in faq?", "map of tickets using umap"), for a command
+#: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
+NAME_AT_END: dict[str, tuple[str, ...]] = {
+    "corpus": (r"\b(?:in|on|across|within)\s+(?:my\s+|the\s+|our\s+)?(?P<v>[a-z][\w-]*)"
+               r"(?:\s+(?:using|with|via|by)\b[^?.!]*)?\s*[?.!]*\s*$",),
+}
+#: Words that end a question where a name would, but are not names ("duplicates in my data", "outliers in there").
+NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "rows", "documents", "map", "space",
+                              "glove", "there", "them", "total", "general", "detail", "order", "everything", "all",
+                              "2d", "3d", "mind", "it", "here", "those", "these", "use", "set", "layers", "layer",
+                              "layout", "report", "dupes", "duplicates", "clusters", "topics", "outliers",
+                              "parallel", "background", "progress", "memory", "disk", "full", "pairs", "groups"})
 #: Words after which a known name (a corpus of the conversation) is that name, not a noun: "duplicates in reviews",
 #: "stop encoding reviews" (but "find reviews about late delivery").
 NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|delete|remove|use|using)"
@@ -134,9 +149,12 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
     "why": ("explanation", "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
-            "(?:input )?(?:words|tokens) (?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
+            "(?:which (?:input )?(?:words|tokens)|(?:input )?(?:words|tokens)) "
+            "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
-            "drove (?:the|that|this) (?:prediction|fills?)"),
+            "drove (?:the|that|this) (?:prediction|fills?)", "what (?:drove|drives) (?:it|that|this)\\b",
+            "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
+            "(?: (?:that|this|the) (?:word|answer|fill|one))?"),
 }
 UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
@@ -149,12 +167,17 @@ NUMBER_WORD = (r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:
 NUMBER = (r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:" + NUMBER_WORD + "|" + "|".join(ORDINALS) + r")(?![a-z]))"
           r"(?:st|nd|rd|th)?")
 #: What may stand between an option's name and its number ("seed, say 7", "sentences: 150", "layer #3").
-BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|say|like|please|pls)\s*){0,3}"
+BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|say|like|please|pls|to|at)\s*){0,3}"
 LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
 JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
+#: A model said alone, without the others a line compared it with ("just this model on its own").
+ALONE = (r"\b(?:just|only)\s+(?:this|the\s+current|my|our|the\s+one)\s+model\b(?:\s+(?:on\s+its\s+own|alone|by\s+"
+         r"itself))?|\b(?:this|the)\s+model\s+(?:on\s+its\s+own|alone|by\s+itself)\b")
+#: Words before a name that is being replaced, not asked for ("bert-base rather than bert-small").
+RATHER = r"\b(?:rather than|instead of|in place of|replacing|not)\s+(?:the\s+)?$"
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
@@ -162,6 +185,6 @@ EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
 #: ``{0}``: the option's names.
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo|without)\s+(?:showing\s+)?(?:the\s+|any\s+)?"
-         r"(?:default\s+|last\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
+         r"(?:default\s+|last\s+|final\s+|top\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
          r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its\s+|the\s+)?default\b"
          r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b")
