@@ -294,9 +294,12 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     number = spoken.number_in(read.rest) if not said.options and not texts else None
     if number is not None and (numeric := _number_option(before, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
+    if not said.options and not texts:
+        return None
     had = option_values(before, spec)
-    if not texts and all(had.get(name) == value for name, value in said.options.items()):
-        return None  # nothing changes ("and which tokens make them close at that layer?"): another question
+    if not texts and all(had.get(name) == value for name, value in said.options.items()) and not fill.only_filler(
+            fill.REFERS_BACK.sub(" ", leftover)):
+        return None  # nothing changes and it asks more ("and which tokens make them close at that layer?")
     options = {spec.option(name).dest: value for name, value in said.options.items()}
     try:
         line = merged_line(previous, Invocation("again", texts, options), table, settings)

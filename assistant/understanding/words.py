@@ -122,10 +122,10 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
 }
-#: A name said last, after "in" / "of" ("any duplicate texts in faq?", "map of tickets using umap"), for a command
+#: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
 NAME_AT_END: dict[str, tuple[str, ...]] = {
-    "corpus": (r"\b(?:in|on|across|within)\s+(?:my\s+|the\s+|our\s+)?(?P<v>[a-z][\w-]*)"
+    "corpus": (r"\b(?:in|on|across|within)\s+(?:the\s+)?(?P<v>[a-z][\w-]*)"
                r"(?:\s+(?:using|with|via|by)\b[^?.!]*)?\s*[?.!]*\s*$",),
 }
 #: Words that end a question where a name would, but are not names ("duplicates in my data", "outliers in there").
