@@ -124,16 +124,15 @@ def carried(question: str, spec: Command, before: Invocation | None, session: Se
             **_kept(question, before, spec)}
 
 
-#: "that one", "it": the corpus the conversation named last (for `corpus` itself, "it" too: "drop it").
-_DROP = re.compile(r"\b(?:drop|delete|remove|get rid of|forget|use)\b", re.I)
-_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b", re.I)
+#: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|\b(?P<drop>drop|delete|remove|get rid of|forget|use)\b.*\bit\b", re.I)
 
 
 def _that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
-    """``--corpus`` for "the outliers in that one?" and, for `corpus` itself, "is it done yet?" / "drop it": the
-    corpus the conversation named last."""
-    if spec.option("corpus") is None or spec.texts.least > 0 or not (
-            _THAT_ONE.search(question) or (spec.name == "corpus" and _IT.search(question) and _DROP.search(question))):
+    """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last."""
+    said = _THAT_ONE.search(question)
+    if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
+            said["drop"] and spec.name != "corpus"):
         return {}
     named = _named_corpora(session)
     return {"corpus": named[-1]} if named else {}
@@ -292,7 +291,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
     number = spoken.number_in(read.rest) if not said.options and not texts else None
-    if number is not None and (numeric := _number_option(before, spec, number)) is not None:
+    if number is not None and (numeric := fill.number_option(option_values(before, spec), spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
     if not said.options and not texts:
         return None
@@ -307,20 +306,6 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
     return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
-
-
-def _number_option(before: Invocation, spec: Command, number: str) -> str | None:
-    """The option a bare number changes: the one number the previous line set ("make it 16" after `--max-length
-    10`), else the command's count ("more, like 30" after `neighbors river`)."""
-    said = [name for name, value in option_values(before, spec).items()
-            if (option := spec.option(name)) is not None and option.type.numeric]
-    if len(said) == 1:
-        try:
-            spec.option(said[0]).convert(number)  # type: ignore[union-attr]
-            return said[0]
-        except UserError:
-            pass
-    return spoken.count_option(spec)
 
 
 def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoken:

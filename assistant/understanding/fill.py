@@ -54,6 +54,19 @@ def only_filler(text: str) -> bool:
     return all(w in FILLER or spoken.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
 
 
+def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | None:
+    """The option a bare number in a follow-up changes: the one number the previous line set (``had``: its options
+    away from their defaults; "make it 16" after `--max-length 10`), else the command's count ("more, like 30")."""
+    said = [name for name in had if (option := spec.option(name)) is not None and option.type.numeric]
+    if len(said) == 1:
+        try:
+            spec.option(said[0]).convert(number)  # type: ignore[union-attr]
+            return said[0]
+        except UserError:
+            pass
+    return spoken.count_option(spec)
+
+
 def previous_texts(texts: list[str], word_first: bool, spec: Command, question: str) -> list[str]:
     """The previous command's ``texts`` as ``spec`` takes them: after a command whose first text is a word
     (``word bank | s1 | s2``), "that word" is the word and anything else refers to its sentences."""
