@@ -1,9 +1,12 @@
 """GPU throughput: the STS-B test sentences on a CUDA GPU in float32, bfloat16 and float16,
 against sentence-transformers' ``encode`` on the same GPU, with the device name recorded.
 
+Two of ours per dtype: ``sentence_vectors`` (what commands use: per-text states, kept in the encoding
+cache) and ``bulk_vectors`` (what a corpus uses: each batch pooled where it ran, nothing else kept).
+``--corpus N`` times the bulk path against the peer on N of the corpus bench's texts too.
 Skips cleanly (exit 0, a JSON that says why) on a machine without CUDA.
 
-    .venv/bin/python bench/gpu.py [--repeats 5]
+    .venv/bin/python bench/gpu.py [--repeats 5] [--corpus 100000]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from common import interleaved, machine, median, quiet_libraries, stsb_pairs, wr
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--corpus", type=int, default=0, help="also N corpus-bench texts, bulk path against the peer")
     args = parser.parse_args(argv)
     quiet_libraries()
     import torch
@@ -31,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
-    from tools.encoding.pooling import Pooling, sentence_vectors
+    from tools.encoding.pooling import Pooling, bulk_vectors, sentence_vectors
     from tools.models.hub import ModelHub
 
     left, right, gold = stsb_pairs()
@@ -50,6 +54,13 @@ def main(argv: list[str] | None = None) -> int:
             out[f"ours {dtype}"] = vectors.numpy()
         return go
 
+    def bulk(dtype):
+        def go():
+            lm.encoder.to(dtype)
+            out[f"ours bulk {dtype}"] = bulk_vectors(lm, sentences, Pooling.SBERT)
+            torch.cuda.synchronize()
+        return go
+
     def peer(dtype):
         def go():
             st.to(dtype)
@@ -62,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for dt in dtypes:
         runs[f"sentence-transformers {dt}"] = peer(dt)
         runs[f"ours {dt}"] = ours(dt)
+        runs[f"ours bulk {dt}"] = bulk(dt)
     for fn in runs.values():  # warm-up: CUDA context, kernels
         fn()
     times = interleaved(runs, args.repeats)
@@ -77,12 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for dt in dtypes:
         peer_s = median(times[f"sentence-transformers {dt}"])
-        for name in (f"sentence-transformers {dt}", f"ours {dt}"):
+        for name in (f"sentence-transformers {dt}", f"ours {dt}", f"ours bulk {dt}"):
             m = median(times[name])
             rows.append({"run": name, "median_s": round(m, 3), "sentences_per_s": round(len(sentences) / m, 1),
                          "vs_peer_same_dtype": round(peer_s / m, 2),
                          "max_abs_diff_vs_fp32_peer": float(np.abs(out[name] - reference).max()),
                          "spearman": round(score(out[name]), 5)})
+    if args.corpus:
+        rows += corpus_rows(lm, st, args.corpus, args.repeats)
     payload = {"benchmark": "gpu", "device": torch.cuda.get_device_name(0), "peer": "sentence-transformers "
                "encode on the same GPU and dtype", "machine": machine(), "sentences": len(sentences),
                "repeats": args.repeats, "rows": rows}
@@ -94,6 +108,40 @@ def main(argv: list[str] | None = None) -> int:
               f"max|diff| vs fp32 {r['max_abs_diff_vs_fp32_peer']:.1e}")
     print(f"wrote {path.relative_to(path.parents[2])}")
     return 0
+
+
+def corpus_rows(lm, st, n: int, repeats: int) -> list[dict]:
+    """The bulk path against the peer on ``n`` corpus-bench texts, float32 and float16, repeats interleaved."""
+    import torch
+    from corpus import make_texts
+
+    from tools.encoding.pooling import Pooling, bulk_vectors
+
+    texts = make_texts(n)[0]
+    runs, out = {}, {}
+    for dt in (torch.float32, torch.float16):
+        def ours(dt=dt):
+            lm.encoder.to(dt)
+            out[f"ours bulk {dt}"] = bulk_vectors(lm, texts, Pooling.SBERT)
+            torch.cuda.synchronize()
+
+        def peer(dt=dt):
+            st.to(dt)
+            out[f"sentence-transformers {dt}"] = st.encode(texts, convert_to_numpy=True).astype(np.float32)
+            torch.cuda.synchronize()
+        runs[f"sentence-transformers {dt}"], runs[f"ours bulk {dt}"] = peer, ours
+    times = interleaved(runs, repeats)
+    lm.encoder.to(torch.float32)
+    rows = []
+    for dt in (torch.float32, torch.float16):
+        peer_s = median(times[f"sentence-transformers {dt}"])
+        for name in (f"sentence-transformers {dt}", f"ours bulk {dt}"):
+            m = median(times[name])
+            rows.append({"run": f"{name}, {n:,} corpus texts", "median_s": round(m, 3),
+                         "sentences_per_s": round(n / m, 1), "vs_peer_same_dtype": round(peer_s / m, 2),
+                         "max_abs_diff_vs_fp32_peer": float(np.abs(out[name] - out[
+                             "sentence-transformers torch.float32"]).max()), "spearman": float("nan")})
+    return rows
 
 
 if __name__ == "__main__":

@@ -119,11 +119,12 @@ def test_every_row_keeps_its_own_vector_when_chunks_follow_text_length_across_a_
     corpus, _ = open_corpus(store, read_texts(path, Settings()), lm, chunk_rows=8)
     token, batches = cancel.CancelToken(), []
 
-    def stopping(batch):
+    def stopping(batch):  # stopped once its second chunk is done: the chunks after it are left
         batches.append(list(batch))
+        vectors = encoder(batch)
         if len(batches) == 2:
             token.cancel("The command passed its time limit.")
-        return encoder(batch)
+        return vectors
 
     stopping.model, stopping.pooling = encoder.model, encoder.pooling  # type: ignore[attr-defined]
     with cancel.scope(token), pytest.raises(cancel.Cancelled):

@@ -28,7 +28,7 @@ from tools.corpus.folder import CHUNK_ROWS, Corpus
 from tools.corpus.index import build_index
 from tools.corpus.read import read_texts
 from tools.corpus.store import CorpusStore
-from tools.encoding.pooling import Pooling, available_poolings, sentence_vectors
+from tools.encoding.pooling import Pooling, available_poolings, bulk_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.threads import ThreadChooser
 
@@ -72,8 +72,9 @@ def corpus_pooling(lm: LoadedModel, pool: str | None = None) -> Pooling:
 class ChunkEncoder:
     """``texts -> (N, dims) float32``: one model's sentence vectors with one pooling, last layer.
 
-    It goes through :func:`tools.encoding.pooling.sentence_vectors`, so texts are deduplicated,
-    sorted by length and batched as every other command's are. A remote engine rebuilds it where
+    It goes through :func:`tools.encoding.pooling.bulk_vectors`, so texts are deduplicated,
+    sorted by length and batched as every other command's are, and each batch is pooled where it ran (no
+    per-text states, copies or cache entries: a corpus keeps only its vectors). A remote engine rebuilds it where
     it runs from its :attr:`recipe` (the model's name, the pooling and ``settings``, which load the
     model as this process's hub did), never from the loaded model itself.
     """
@@ -91,8 +92,7 @@ class ChunkEncoder:
         return EncoderRecipe(self.lm.name, self.pooling.value, self.settings or Settings.from_env())
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        vectors, _ = sentence_vectors(self.lm, list(texts), self.pooling)
-        return vectors.numpy().astype(np.float32, copy=False)
+        return bulk_vectors(self.lm, list(texts), self.pooling)
 
 
 @dataclass(frozen=True)

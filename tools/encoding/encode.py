@@ -13,7 +13,7 @@ from tools.core import cancel
 from tools.core.errors import UserError
 from tools.encoding import unknown
 from tools.encoding.cache import encoding_cache
-from tools.encoding.forward import Batch, forward_batches
+from tools.encoding.forward import Batch, Pool, forward_batches, pooled_batches
 from tools.models.hub import LoadedModel
 
 #: Batches are cut so that no batch holds more than this many (padded) tokens...
@@ -157,6 +157,40 @@ def encode(
     return [found[x].copy(attentions) for x in inputs]
 
 
+def pooled(lm: LoadedModel, texts: Sequence[str], pool: Pool, max_length: int | None = None) -> np.ndarray:
+    """One vector per text (N, hidden) float32, pooled from the last layer, for bulk work that keeps nothing else
+    (a corpus's rows): the same distinct inputs, length-sorted batches and passes as :func:`encode`, but no
+    per-text states, copies or cache entries; each batch is pooled where it ran and only its vectors come back."""
+    limit = min(max_length or lm.max_tokens, lm.max_tokens)
+    unique = list(dict.fromkeys(texts))
+    features = _tokenize(lm, [(t, None) for t in unique], limit)
+    order = sorted(range(len(unique)), key=lambda i: len(features[i].ids))
+    batches = _batches(order, [len(f.ids) for f in features])
+    vectors = np.empty((len(unique), lm.hidden_size), dtype=np.float32)
+    for start in range(0, len(batches), BATCHES_PER_CALL):
+        cancel.check()
+        group = batches[start:start + BATCHES_PER_CALL]
+        done = pooled_batches(lm.key, [_pad(lm, [features[i] for i in batch]) for batch in group], pool)
+        for batch, rows in zip(group, done):
+            vectors[batch] = rows
+    at = {text: i for i, text in enumerate(unique)}
+    return vectors[[at[t] for t in texts]]
+
+
+def _pad(lm: LoadedModel, batch: list[_Features]) -> Batch:
+    """One batch padded to its longest input, on the tokenizer's padding side, as numpy int64 arrays."""
+    tok = lm.tokenizer
+    width = max(len(f.ids) for f in batch)
+    ids = np.full((len(batch), width), tok.pad_token_id if tok.pad_token_id is not None else 0, dtype=np.int64)
+    mask = np.zeros((len(batch), width), dtype=np.int64)
+    types = np.zeros((len(batch), width), dtype=np.int64)
+    left = getattr(tok, "padding_side", "right") == "left"
+    for row, f in enumerate(batch):
+        span = slice(width - len(f.ids), width) if left else slice(0, len(f.ids))
+        ids[row, span], mask[row, span], types[row, span] = f.ids, 1, f.type_ids
+    return Batch(ids, mask, types if "token_type_ids" in tok.model_input_names else None)
+
+
 @dataclass(frozen=True)
 class _Features:
     """One input's tokenization, before padding."""
@@ -218,12 +252,7 @@ def _forward(lm: LoadedModel, batches: list[list[_Features]], attentions: bool,
     """Pad each batch, run them across the GPU boundary in one call, and wrap each row's states as an
     :class:`Encoded`."""
     tok = lm.tokenizer
-    padded = [tok.pad([{"input_ids": f.ids, "token_type_ids": f.type_ids} for f in batch], return_tensors="np",
-                      return_attention_mask=True) for batch in batches]
-    types = "token_type_ids" in tok.model_input_names
-    done = forward_batches(lm.key, [Batch(p["input_ids"].astype(np.int64), p["attention_mask"].astype(np.int64),
-                                          p["token_type_ids"].astype(np.int64) if types else None) for p in padded],
-                           attentions, last_only)
+    done = forward_batches(lm.key, [_pad(lm, batch) for batch in batches], attentions, last_only)
     return [[Encoded(text=f.text, pair=f.pair, input_ids=np.asarray(f.ids), tokens=tok.convert_ids_to_tokens(f.ids),
                      offsets=f.offsets, sequence_ids=f.sequence_ids, hidden_states=torch.from_numpy(hidden),
                      attentions=torch.from_numpy(attn) if attn is not None else None, dropped=f.dropped,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import Enum
 
 import numpy as np
 import torch
 
 from tools.core.errors import UserError
-from tools.encoding.encode import Encoded, encode
+from tools.encoding.encode import Encoded, encode, pooled
+from tools.encoding.forward import Pool, pool_rows
 from tools.models.hub import LoadedModel
 from tools.models.threads import threads_for
 
@@ -30,25 +31,6 @@ class Pooling(str, Enum):
             raise UserError(
                 f"Unknown pooling `{value}`; use one of {', '.join(p.value for p in cls)}."
             ) from None
-
-
-def _cls(states: torch.Tensor) -> torch.Tensor:
-    return states[0]
-
-
-def _mean(states: torch.Tensor) -> torch.Tensor:
-    return states.mean(dim=0)
-
-
-def _max(states: torch.Tensor) -> torch.Tensor:
-    return states.max(dim=0).values
-
-
-_SIMPLE: dict[Pooling, Callable[[torch.Tensor], torch.Tensor]] = {
-    Pooling.CLS: _cls,
-    Pooling.MEAN: _mean,
-    Pooling.MAX: _max,
-}
 
 
 def no_recipe(lm: LoadedModel) -> str:
@@ -87,21 +69,24 @@ def pool(lm: LoadedModel, enc: Encoded, pooling: Pooling, layer: int | None = No
     normalisation) on the last layer, exactly as ``SentenceTransformer.encode`` does.
     """
     states = enc.layer(layer)
-    if pooling is Pooling.SBERT:
-        recipe = lm.sentence_config()
-        if recipe is None:
-            raise UserError(f"{no_recipe(lm)}; use --pool mean, cls or max.")
-        vec = _sbert(states, recipe["mode"])
-        return torch.nn.functional.normalize(vec, dim=0) if recipe["normalize"] else vec
-    return _SIMPLE[pooling](states)
+    return pool_rows(states[None], torch.ones(1, states.shape[0]), _pool(lm, pooling)[0])[0]
 
 
-def _sbert(states: torch.Tensor, mode: str) -> torch.Tensor:
-    if mode == "mean_sqrt_len":
-        return states.sum(dim=0) / np.sqrt(states.shape[0])
-    if mode == "lasttoken":
-        return states[-1]
-    return _SIMPLE[Pooling(mode)](states)
+def _pool(lm: LoadedModel, pooling: Pooling) -> tuple[Pool, int | None]:
+    """How ``pooling`` pools on this model, and the length it reads at most (``sbert``: the recipe's own)."""
+    if pooling is not Pooling.SBERT:
+        return Pool(pooling.value), None
+    recipe = lm.sentence_config()
+    if recipe is None:
+        raise UserError(f"{no_recipe(lm)}; use --pool mean, cls or max.")
+    return Pool(recipe["mode"], bool(recipe["normalize"])), recipe["max_seq_length"]
+
+
+def bulk_vectors(lm: LoadedModel, texts: Sequence[str], pooling: Pooling) -> np.ndarray:
+    """The vectors :func:`sentence_vectors` gives (last layer), (N, hidden) float32, for bulk work that keeps
+    nothing else (a corpus's rows): pooled batch by batch where the passes ran, no per-text states or cache."""
+    pool, cap = _pool(lm, pooling)
+    return pooled(lm, texts, pool, cap)
 
 
 def sentence_vectors(
