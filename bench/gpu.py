@@ -129,13 +129,19 @@ def corpus_rows(lm, st, n: int, repeats: int) -> list[dict]:
             st.to(dt)
             out[f"sentence-transformers {dt}"] = st.encode(texts, convert_to_numpy=True).astype(np.float32)
             torch.cuda.synchronize()
+        def wide(dt=dt):
+            st.to(dt)
+            out[f"sentence-transformers batch 256 {dt}"] = st.encode(texts, batch_size=256,
+                                                                     convert_to_numpy=True).astype(np.float32)
+            torch.cuda.synchronize()
         runs[f"sentence-transformers {dt}"], runs[f"ours bulk {dt}"] = peer, ours
+        runs[f"sentence-transformers batch 256 {dt}"] = wide
     times = interleaved(runs, repeats)
     lm.encoder.to(torch.float32)
     rows = []
     for dt in (torch.float32, torch.float16):
         peer_s = median(times[f"sentence-transformers {dt}"])
-        for name in (f"sentence-transformers {dt}", f"ours bulk {dt}"):
+        for name in (f"sentence-transformers {dt}", f"sentence-transformers batch 256 {dt}", f"ours bulk {dt}"):
             m = median(times[name])
             rows.append({"run": f"{name}, {n:,} corpus texts", "median_s": round(m, 3),
                          "sentences_per_s": round(n / m, 1), "vs_peer_same_dtype": round(peer_s / m, 2),
