@@ -345,6 +345,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "compare Q: why? | A: because", "compare Q: why? | A: because"),  # a text that holds a colon stays
     ([], "3d umap of spring flowers bloom | the spring broke", "project spring flowers bloom | the spring broke "
      "--dims 3 --method umap"),
+    ([], "3d plot of spring flowers bloom | the spring broke", "project spring flowers bloom | the spring broke "
+     "--dims 3"),  # every asking word before the first text goes, not only the first
     # a typed line whose texts point elsewhere is a sentence
     (["compare The printer ran out of ink. | We need a new cartridge."], "rollout on the first of those sentences",
      "rollout The printer ran out of ink."),

@@ -202,8 +202,23 @@ def split_payload(payload: str) -> list[str]:
 def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
     if ":" in head:
         return head.split(":", 1)[1]
-    words = head.split()
-    return " ".join(words[1:]) if words and words[0].lower() in asking | {"comapre", "compre"} else head
+    cut = _asked_before(head, asking | {"comapre", "compre"})  # "3d plot of A | B": "plot of" asks
+    return head if cut is None else head[cut:]
+
+
+def _asked_before(part: str, asking: frozenset[str]) -> int | None:
+    """Where the asking words at the start of ``part`` end (articles count only before another asking word); None
+    when ``part`` holds nothing else."""
+    cut = 0
+    for m in _WORD.finditer(part):
+        word = m.group(0).lower()
+        if word in _ARTICLES:
+            continue
+        if word in asking:
+            cut = m.end()
+            continue
+        return cut
+    return None
 
 
 def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
@@ -213,17 +228,8 @@ def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
     "what are the neighbours of bank" keeps "bank" and "how similar are the cat sat and ..."
     keeps "the cat sat".
     """
-    tokens = list(_WORD.finditer(part))
-    cut = 0
-    for m in tokens:
-        word = m.group(0).lower()
-        if word in _ARTICLES:
-            continue
-        if word in asking:
-            cut = m.end()
-            continue
-        break
-    else:
+    cut = _asked_before(part, asking)
+    if cut is None:
         return ""
     tail = part[cut:]
     ends = list(_WORD.finditer(tail))
