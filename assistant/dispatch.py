@@ -206,8 +206,8 @@ def _says_options(line: str, verb: str) -> bool:
 _DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
 #: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
 #: and 4", "search my corpus for X"): the line is a sentence.
-_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)|the\s+(?:first|second|last)\s+of|"
-                          r"my\s+(?:corpus|texts|data)|rows?\s+\d+)\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)|my\s+(?:corpus|texts|data)|rows?\s+\d+|"
+                          r"the\s+(?:first|second|last)\s+(?:of|sentence|text))\b", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh19": (0.92, 0.83), "fresh18": (0.94, 0.86),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh20": (0.93, 0.86), "fresh19": (0.93, 0.87),
+          "fresh18": (0.94, 0.86),
           "fresh17": (0.96, 0.95), "fresh16": (0.95, 0.91),
           "fresh15": (0.96, 0.93),
           "fresh14": (0.96, 0.92),
@@ -378,6 +379,20 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "why He kicked the bucket. | He died. --layer 2"),
     (["contextuality bank | light"], "add the word spring too", "contextuality bank | light | spring"),
     (["mask I put the milk in the [MASK]."], "why did it pick that word?", "mask I put the milk in the [MASK]. --why"),
+    # a question mark before texts written with |; the previous command's corpus for a command without texts
+    ([], "are these paraphrases? The meeting was postponed. | The meeting was moved.",
+     "compare The meeting was postponed. | The meeting was moved."),
+    (["clusters --corpus tweets"], "any copy-pasted tweets in there?", "duplicates --corpus tweets"),
+    (["selfattn The old man the boat. --causal"], "without causal masking", "selfattn The old man the boat."),
+    (["tokenize Hello world. | Goodbye world."], "pad them both to 20",
+     "tokenize Hello world. | Goodbye world. --max-length 20 --padding max_length"),
+    (["compare A boy kicks a ball. | A child plays football. --layer 4"], "and at the very bottom, the embedding output",
+     "compare A boy kicks a ball. | A child plays football. --layer 0"),
+    (["neighbors surgeon"], "how does bert-base's embedding matrix compare? both side by side",
+     "neighbors surgeon --vs bert-base"),
+    (["why The film was great. | The movie was excellent."], "rollout of the first sentence", "rollout The film was great."),
+    ([], "compare at the 2nd hidden layer with cls: open the window / close the door",
+     "compare open the window | close the door --layer 2 --pool cls"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

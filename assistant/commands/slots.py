@@ -161,7 +161,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
         texts = split_payload(payload)
-        head = re.match(r"([^|:]*\w[^|:]*):\s", rest_text)
+        head = re.match(r"([^|:?]*\w[^|:?]*)(?::|\?(?=[^|]*\|))\s", rest_text)  # (a "?" only before texts in |)
         after = rest_text[head.end():].split(None, 1) if head else []
         lead = head.group(1).strip() if head and after and (after[0].lower() not in asking or "|" in payload) else ""
     word = _target(rest_text, texts, named_first=not quoted)  # "the word cell in 'A' and 'B'"
@@ -202,6 +202,8 @@ def split_payload(payload: str) -> list[str]:
 def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
     if ":" in head:
         return head.split(":", 1)[1]
+    if (asked := re.search(r"\?\s+(?=\S)", head)) is not None:  # "are these paraphrases? A | B"
+        return head[asked.end():]
     cut = _asked_before(head, asking | {"comapre", "compre"})  # "3d plot of A | B": "plot of" asks
     return head if cut is None else head[cut:]
 

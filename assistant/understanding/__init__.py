@@ -122,7 +122,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried=context.carried(question, spec, before, session, settings),
+                             carried={**context.previous_corpus(spec, before),
+                                      **context.carried(question, spec, before, session, settings)},
                              shared=context.shared_options(question, before, spec, table),
                              known=context.known_names(spec, session, settings))
     except fill.MissingTexts as exc:

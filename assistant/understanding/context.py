@@ -35,8 +35,8 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
-#: "compare with bert-base" (no texts): the previous command beside another model.
-_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b", re.I)
+#: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
+_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b|.*\bside[- ]by[- ]side\b", re.I)
 #: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
 #: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
 _MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
@@ -54,7 +54,8 @@ _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-r
 #: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
 _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
-_REFERS = re.compile(r"\b(?:that|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b", re.I)
+_REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b",
+                     re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
@@ -122,6 +123,14 @@ def carried(question: str, spec: Command, before: Invocation | None, session: Se
     the previous command's values it points at ("that layer", "the next head")."""
     return {**_own_corpus(question, spec, session, settings), **_that_corpus(question, spec, session),
             **_kept(question, before, spec)}
+
+
+def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
+    """The previous command's ``--corpus`` for a command without texts ("any copies in there?" after `clusters
+    --corpus tweets`)."""
+    option = spec.option("corpus")
+    named = before.options.get(option.dest) if before is not None and option is not None else None
+    return {"corpus": str(named)} if named and spec.texts.most == 0 else {}
 
 
 #: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
@@ -251,7 +260,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return None
     previous, spec = last
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
-    plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?=again\b)", "", plain, flags=re.I)  # "search again but ..."
+    plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?:(?:that|it|this)\s+)?(?=again\b)", "", plain,
+                   flags=re.I)  # "search (that) again but ..."
     if _RUN_AGAIN.match(plain):  # "run that again"
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
@@ -293,8 +303,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     number = spoken.number_in(read.rest) if not said.options and not texts else None
     if number is not None and (numeric := fill.number_option(option_values(before, spec), spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
-    if not said.options and not texts:
-        return None
+    if not said.options and not texts or spec.texts.most is not None and len(texts) > spec.texts.most:
+        return None  # (more texts than it takes: "does mouse differ between 'A' and 'B'" after `neighbors mouse`)
     had = option_values(before, spec)
     if not texts and all(had.get(name) == value for name, value in said.options.items()) and not fill.only_filler(
             fill.REFERS_BACK.sub(" ", leftover)):

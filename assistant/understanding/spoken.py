@@ -201,7 +201,7 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
         for m in _pattern(pattern).finditer(text):
             if m.group("v").lower() not in NOT_NAMES:  # row ids in words: "1, 5 and 20-40", "1 to 500"
                 value = re.sub(r"\s*\bto\b\s*", "-", re.sub(r"\s*(?:,\s*and\b|\band\b|&)\s*", ",", m.group("v")))
-                return value.replace(" ", ""), _with_lead(text, *m.span())
+                return value.replace(" ", "").replace("#", ""), _with_lead(text, *m.span())
     return None
 
 

@@ -13,7 +13,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "layer": ("layer", "hidden state"),
     "head": ("head",),
     "heads": ("heads",),
-    "top": ("top", "candidates", "guesses", "predictions", "fills", "suggestions", "words", "answers", "options"),
+    "top": ("top", "candidates", "guesses", "predictions", "fill(?:er)?s", "suggestions", "words", "answers",
+            "options"),
     "k": ("top", "into", "neighbours", "neighbors", "nearest", "closest", "words", "similar words", "results",
           "matches",
           "hits"),
@@ -23,7 +24,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score", "cosine",
                   "starts at", "from a score of",
                   "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
-    "max-length": ("max length", "maximum length", "max-length", "pad (?:it |them |those |that )?to", "padded to",
+    "max-length": ("max[ _]length", "maximum length", "max-length", "pad (?:it |them |those |that )?(?:both |all )?to",
+                   "padded to",
                    "padding to", "cut (?:it |them |that |this )?(?:at|to|after)", "truncat\\w* (?:it |them )?(?:at|to)",
                    "tokens"),
     "dims": ("d", "dims", "dimensions", "dimensional"),
@@ -40,12 +42,13 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
 VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+layer\b|\binput\s+layer\b", "0"),),
+    "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+(?:layer|output)\b|\binput\s+layer\b", "0"),),
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tsne": ("t-sne", "t sne", "tsne"),
-    "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vectors?|embeddings?|representations?)",),
+    "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vectors?|embeddings?|representations?)",
+            r"with (?:the )?\[?cls\]?(?![\w-])"),
     "pca": ("pca", "principal components"),
     "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
     "stsb-test": ("test split", "test set", "test pairs", "stsb-test", "stsb test"),
@@ -73,7 +76,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "dep": ("dep", "deps", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
-                  "(?:project|plot|visuali[sz]e|draw)\\s+(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
+                  "(?:(?:project|plot|visuali[sz]e|draw)\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
+                  "(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
                   "sentences",
                   "sentence points?",
                   "as (?:single )?points",
@@ -109,7 +113,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
-    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+rows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})*)\b",
+    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?)\s+"
+           rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
            rf"\brows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
@@ -145,7 +150,7 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
                        "then", "also"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
-    "causal": ("causal", "decoder", "masked attention", "future tokens"),
+    "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
     "why": ("explanation", "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
@@ -167,7 +172,7 @@ NUMBER_WORD = (r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:
 NUMBER = (r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:" + NUMBER_WORD + "|" + "|".join(ORDINALS) + r")(?![a-z]))"
           r"(?:st|nd|rd|th)?")
 #: What may stand between an option's name and its number ("seed, say 7", "sentences: 150", "layer #3").
-BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|say|like|please|pls|to|at)\s*){0,3}"
+BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|\(|say|like|please|pls|to|at)\s*){0,3}"
 LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
 JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
