@@ -137,3 +137,20 @@ def test_the_facts_are_the_numbers_the_reply_prints(lm):
         np.testing.assert_allclose(shown, matrix, atol=5e-7)  # the table is rounded to 6 decimals
     two = similarity.comparison(lm, texts[:2])
     assert f"**{two.cosines[two.poolings[0]][0, 1]:.4f}**" in similarity.compare(lm, texts[:2]).text
+
+
+def test_a_corpus_bulk_vectors_are_the_commands_vectors_and_sentence_transformers(lm):
+    """The bulk path (each batch pooled where it ran, no per-text states) gives every pooling's vectors as the
+    commands' path does, repeats and a text past sbert's 256-token cap included, and sbert as sentence-transformers."""
+    from sentence_transformers import SentenceTransformer
+
+    from tools.encoding.pooling import Pooling, bulk_vectors, sentence_vectors
+
+    texts = [*SURVEY, UNRELATED, SURVEY[0], "word " * 300, "Hi"]
+    for pooling in Pooling:
+        bulk = bulk_vectors(lm, texts, pooling)
+        assert bulk.shape == (len(texts), lm.hidden_size) and bulk.dtype == np.float32
+        np.testing.assert_allclose(bulk, sentence_vectors(lm, texts, pooling)[0].numpy(), atol=1e-5)
+    st = SentenceTransformer(lm.source.location, device="cpu")
+    expected = st.encode(texts, convert_to_numpy=True)
+    np.testing.assert_allclose(bulk_vectors(lm, texts, Pooling.SBERT), expected, atol=1e-5)
