@@ -383,6 +383,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "are these paraphrases? The meeting was postponed. | The meeting was moved.",
      "compare The meeting was postponed. | The meeting was moved."),
     (["clusters --corpus tweets"], "any copy-pasted tweets in there?", "duplicates --corpus tweets"),
+    (["search printer jams --corpus helpdesk"], "search that again but only within hits #4, #9 and #15",
+     "search printer jams --corpus helpdesk --in 4,9,15"),  # ids after "within hits" are rows to look in
     (["selfattn The old man the boat. --causal"], "without causal masking", "selfattn The old man the boat."),
     (["tokenize Hello world. | Goodbye world."], "pad them both to 20",
      "tokenize Hello world. | Goodbye world. --max-length 20 --padding max_length"),

@@ -42,6 +42,10 @@ _ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:ro
                        r"(?!\s*(?:-|,|to\b|and\b))", re.I)
 #: One row said in words ("row 15", "row #7"): the text ``#15``; not the start of a range or list.
 _ROW_ONE = re.compile(r"\brow\s+#?(\d+)\b(?!\s*(?:-|,|to\b|and\b|\d))", re.I)
+#: Row ids after "within hits" / "among rows" ("only within hits #4, #9 and #15", "in rows #1-#50"): rows to look
+#: in, not texts ("the word pieces of hit #4" keeps its text).
+_IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*(?:,\s*and|,|and|&|-|to)\s*#?\d+)*|"
+                     r"(?:in|of|from)\s+(?:rows?|hits?)\s+#\d+(?:\s*(?:,\s*and|,|and|&|-|to)\s*#?\d+)+)", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
@@ -144,6 +148,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
         asking: words that ask rather than carry (stripped from the ends of unquoted texts).
     """
     question = _NAMED_QUOTE.sub(lambda m: "".join(g or "" for g in m.groups()), question.strip())
+    question = _IDS_IN.sub(lambda m: m.group(0).replace("#", ""), question)
     if not quoted_spans(question):
         question = _ROW_ONE.sub(r"#\1", _ROW_PAIR.sub(r"#\1 and #\2", question))
     spans = quoted_spans(question)
