@@ -290,8 +290,6 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     texts: list[str] = []
     if adding:
         texts = before.texts + list(read.texts)
-        if spec.texts.most is not None and len(texts) > spec.texts.most:
-            return None  # "which tokens made #15 come up for that query?" after a search: not more texts for it
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
     elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest)) is not None
@@ -300,12 +298,12 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
+    had = option_values(before, spec)
     number = spoken.number_in(read.rest) if not said.options and not texts else None
-    if number is not None and (numeric := fill.number_option(option_values(before, spec), spec, number)) is not None:
+    if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
     if not said.options and not texts or spec.texts.most is not None and len(texts) > spec.texts.most:
-        return None  # (more texts than it takes: "does mouse differ between 'A' and 'B'" after `neighbors mouse`)
-    had = option_values(before, spec)
+        return None  # more texts than it takes is another question ("which tokens made #15 come up?" after a search)
     if not texts and all(had.get(name) == value for name, value in said.options.items()) and not fill.only_filler(
             fill.REFERS_BACK.sub(" ", leftover)):
         return None  # nothing changes and it asks more ("and which tokens make them close at that layer?")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,13 +141,8 @@ def encode(
     missing = [key for key in unique if key not in found]
     if missing:
         features = _tokenize(lm, missing, limit)
-        order = sorted(range(len(missing)), key=lambda i: len(features[i].ids))
         per_item = lm.num_layers * lm.num_heads if attentions else 0
-        batches = _batches(order, [len(f.ids) for f in features], per_item, _batch_size(lm))
-        step = 1 if attentions else BATCHES_PER_CALL
-        for start in range(0, len(batches), step):
-            cancel.check()  # a command past its time limit stops here and leaves the model's lock free
-            group = batches[start:start + step]
+        for group in _groups(lm, features, per_item, 1 if attentions else BATCHES_PER_CALL):
             done = _forward(lm, [[features[i] for i in batch] for batch in group], attentions, last_only)
             for batch, encs in zip(group, done):
                 for i, enc in zip(batch, encs):
@@ -167,12 +162,8 @@ def pooled(lm: LoadedModel, texts: Sequence[str], pool: Pool, max_length: int | 
     limit = min(max_length or lm.max_tokens, lm.max_tokens)
     unique = list(dict.fromkeys(texts))
     features = _tokenize(lm, [(t, None) for t in unique], limit)
-    order = sorted(range(len(unique)), key=lambda i: len(features[i].ids))
-    batches = _batches(order, [len(f.ids) for f in features], size=_batch_size(lm))
     vectors = np.empty((len(unique), lm.hidden_size), dtype=np.float32)
-    for start in range(0, len(batches), BATCHES_PER_CALL):
-        cancel.check()
-        group = batches[start:start + BATCHES_PER_CALL]
+    for group in _groups(lm, features, 0, BATCHES_PER_CALL):
         done = pooled_batches(lm.key, [_pad(lm, [features[i] for i in batch]) for batch in group], pool)
         for batch, rows in zip(group, done):
             vectors[batch] = rows
@@ -230,8 +221,16 @@ def _tokenize(lm: LoadedModel, inputs: list[tuple[str, str | None]], limit: int)
     return out
 
 
-def _batch_size(lm: LoadedModel) -> int:
-    return GPU_BATCH_SIZE if lm.device.type == "cuda" else MAX_BATCH_SIZE
+def _groups(lm: LoadedModel, features: list[_Features], attention_per_item: int,
+            step: int) -> Iterator[list[list[int]]]:
+    """The inputs' length-sorted batches, ``step`` batches per forward call; before each call a command past its time
+    limit stops (and leaves the model's lock free)."""
+    order = sorted(range(len(features)), key=lambda i: len(features[i].ids))
+    size = GPU_BATCH_SIZE if lm.device.type == "cuda" else MAX_BATCH_SIZE
+    batches = _batches(order, [len(f.ids) for f in features], attention_per_item, size)
+    for start in range(0, len(batches), step):
+        cancel.check()
+        yield batches[start:start + step]
 
 
 def _batches(order: list[int], lengths: list[int], attention_per_item: int = 0,
