@@ -74,9 +74,10 @@ class Score:
 
 def ran(line: str, session: Session) -> Invocation:
     """The command a line runs in this conversation: `again ...` is the previous command with its changes, so
-    `again --layer 4` and `compare A | B --layer 4` after `compare A | B` are the same answer."""
+    `again --layer 4` and `compare A | B --layer 4` after `compare A | B` are the same answer. In a conversation with
+    no earlier command, `again ...` is compared as written (there is nothing it could change)."""
     inv = parse(line, TABLE)
-    if inv.verb != "again":
+    if inv.verb != "again" or not session.history:
         return inv
     return parse(merged_line(previous_line(session.history, TABLE), inv, TABLE), TABLE)
 
