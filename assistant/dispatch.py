@@ -179,7 +179,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     plain = COMMAND_SYNTAX.search(line) is None
     back = plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
     if framed or back or (plain and (alias or quoted or _says_options(line, inv.verb))):
-        read = understand(line, session, hub, TABLE, settings)  # a typed command ("neighbors bank") is not read
+        # read as the command it starts with (a typed command, "neighbors bank", is not read)
+        read = understand(line, session, hub, TABLE, settings, None if alias or framed or back or quoted else inv.verb)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
@@ -192,7 +193,7 @@ def _framed(line: str) -> bool:
     """Whether a line that starts with a command's name puts its texts after words that ask, then a colon ("word
     in context: rock | She threw a rock. | I love rock music."), not a text that holds a colon ("compare Q: why? |
     A: because")."""
-    head = re.match(r"\s*\S+\s+([^|:\"']*):\s", line)
+    head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
     return len(words) >= 2 and any(w in ASKING for w in words)
 
@@ -206,8 +207,9 @@ def _says_options(line: str, verb: str) -> bool:
 _DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
 #: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
 #: and 4", "search my corpus for X"): the line is a sentence.
-_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)|my\s+(?:corpus|texts|data)|rows?\s+\d+|"
-                          r"the\s+(?:first|second|last)\s+(?:of|sentence|text))\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
+                          r"my\s+(?:corpus|texts|data)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
+                          re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 
@@ -260,6 +262,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):
         return read  # (a reading with options said in words: "compare minilm and mpnet on the STS benchmark")
+    if not syntax and typed is not None and typed.texts.most == 0 and REFERS_BACK.search(line) is not None:
+        return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     return None
 
 

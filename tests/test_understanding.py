@@ -397,6 +397,43 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "rollout The film was great."),
     ([], "compare at the 2nd hidden layer with cls: open the window / close the door",
      "compare open the window | close the door --layer 2 --pool cls"),
+    # a quoted word before the colon; a choice's name first ("umap"), not a typo of `map`
+    ([], "word in context for 'crane': 'A crane lifted the beam.' | 'A crane stood in the water.'",
+     "word crane | A crane lifted the beam. | A crane stood in the water."),
+    ([], "umap scatter of one point per sentence: Dogs bark. | Cats meow. | Cows moo.",
+     "project Dogs bark. | Cats meow. | Cows moo. --level sentences --method umap"),
+    # an option named, its one number said later; every head of every layer; no sample
+    (["word fair | The judge was fair. | We went to the county fair."],
+     "try a different random seed for the baseline, say 11",
+     "word fair | The judge was fair. | We went to the county fair. --seed 11"),
+    (["attend My sister lives in Berlin. --layer 4 --head 2"], "show me every head of every layer instead",
+     "attend My sister lives in Berlin."),
+    (["benchmark --sample 300 --pool mean"], "use all pairs, not a sample", "benchmark --pool mean"),
+    # "the last layer, layer 6"; a question's own words where a text would be
+    (["attend Time flies like an arrow."], "show the attention of the last layer, layer 6",
+     "attend Time flies like an arrow. --layer 6"),
+    (["mask The [MASK] was delicious."], "where did the mask look, head by head?", "attend The [MASK] was delicious."),
+    # "the top one" is no count; why it won is the flag
+    ([], "fill the mask in 'We were very [MASK].' with the 20 most likely words and tell me why the top one won?",
+     "mask We were very [MASK]. --top 20 --why"),
+    # pointing at the previous texts: the map of texts, the vectors
+    (["compare A man is cooking. | A chef prepares food. | A child is swimming."], "plot those on a map",
+     "project A man is cooking. | A chef prepares food. | A child is swimming."),
+    (["compare The dog slept. | The puppy was sleeping."], "export the vectors for those two",
+     "embed The dog slept. | The puppy was sleeping."),
+    # rows said in words beside a quoted word; a query, then the rows
+    (["search bank"], "does 'bank' mean the same in rows 4 and 19?", "word bank | #4 | #19"),
+    ([], "what tokens made corpus row 7 match the query 'noisy neighbours'?", "why noisy neighbours | #7"),
+    # a search's own words: the corpus before "for", the selection, a query word that a phrasing also has
+    ([], "search the reviews for those about noisy neighbours and show 15",
+     "search noisy neighbours --k 15 --corpus reviews"),
+    (["map --color length"], "search the ones i just lassoed for shipping complaints",
+     "search shipping complaints --in selection"),
+    ([], "find shipping problems in my selection", "search shipping problems --in selection"),
+    # corpora: stop one by name, the name before a count, what is in the one in use
+    ([], "stop encoding papers, it's taking forever", "corpus stop papers"),
+    ([], "outliers in support, top 50", "outliers --top 50 --corpus support"),
+    (["corpus use support"], "whats in the corpus I'm using", "corpus info"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

@@ -135,6 +135,9 @@ class Command(Generic[P, F]):
     #: Whether a follow-up after this command still refers to the command before it ("switch to bert-base",
     #: then "now the same comparison on this model").
     passes_through: ClassVar[bool] = False
+    #: For a command that takes no texts, the one that does the same on texts: a question that points at the
+    #: previous texts runs it ("plot those on a map" after a `compare` is `project`, not the corpus's `map`).
+    on_texts: ClassVar[str] = ""
     Params: ClassVar[type] = NoParams
 
     def compute(self, ctx: Context, texts: list[str], params: P) -> F:

@@ -57,8 +57,10 @@ ACTION_WORDS = {
     Action.DROP: re.compile(r"\b(?:delete|drop|remove|forget|discard|erase|get rid of)\b", re.I),
     Action.STOP: re.compile(r"\b(?:stop|cancel|abort|halt|pause)\b", re.I),
     Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to|"
-                           r"make \S+ (?:the )?(?:active|current))\b", re.I),
+                           r"make \S+ (?:the )?(?:active|current)|make \S+ the one (?:i'?m|i am|we'?re) using)\b",
+                           re.I),
     Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many rows|columns?|"
+                            r"what'?s in|(?:is|are) (?:it|they) (?:done|ready|finished)|"
                             r"describe|size|encoded yet|done yet|finished|encoding|going|refused|tell me about)\b",
                             re.I),
 }
@@ -113,6 +115,7 @@ class CorpusCommand(Command[Any, Result]):
         "delete my corpus",
         "tell me about my corpus",
         "how many rows were refused when my file was loaded?",
+        "is it done encoding yet?",
     )
 
     @dataclass(frozen=True)
@@ -256,9 +259,9 @@ class Search(Command[Any, Any]):
         "find reviews about \"A\"",
         "look up \"A\" in my data",
         "semantic search in my documents for \"A\"",
-        "find the reviews about slow shipping",
-        "which texts mention a cancelled order?",
-        "show me the texts talking about billing problems",
+        "find the reviews about X",  # (an unquoted query as X: a phrasing's words are never a query's)
+        "which texts mention X?",
+        "show me the texts talking about X",
         "the 5 nearest texts to \"A\"",
         "the rows closest to \"A\" in my corpus",
         "find the ones about \"A\"",

@@ -25,6 +25,7 @@ class Map(Command[Any, CorpusMap]):
     summary = ("every row of your corpus on one map (PCA or UMAP, fitted once and kept): zoom, pan, hover a point "
                "for its text, lasso points to list them and to search or cluster only them (`--in selection`)")
     examples = ("map", "map --color length")
+    on_texts = "project"
     phrasings = (
         "show my whole corpus on a map",
         "plot all my texts in 2D",

@@ -44,6 +44,7 @@ class Project(Command[Any, Any]):
         'show a t-SNE map of "A" and "B"',
         'draw "A" and "B" with UMAP',
         'a 3D projection of "A" and "B"',
+        'a PCA projection of the hidden states of "A" and "B"',
         'map the tokens of "A" in the vocabulary basis',
         'which tokens of "A" cluster together?',
         'how far does each token of "A" move from its vocabulary row to its contextual vector?',

@@ -63,7 +63,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff sim who""".split())
+them it they something stuff sim who but""".split())
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,11 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     """
     question = _NAMED_QUOTE.sub(lambda m: "".join(g or "" for g in m.groups()), question.strip())
     question = _IDS_IN.sub(lambda m: m.group(0).replace("#", ""), question)
-    if not quoted_spans(question):
-        question = _ROW_ONE.sub(r"#\1", _ROW_PAIR.sub(r"#\1 and #\2", question))
+    outside, pos = [], 0  # rows said in words, outside quotes ("does 'bank' mean the same in rows 4 and 19?")
+    for start, end, _ in [*quoted_spans(question), (len(question), len(question), None)]:
+        outside += [_ROW_ONE.sub(r"#\1", _ROW_PAIR.sub(r"#\1 and #\2", question[pos:start])), question[start:end]]
+        pos = end
+    question = "".join(outside)
     spans = quoted_spans(question)
     frame, rest, pos = [], [], 0
     for start, end, _ in spans:

@@ -64,6 +64,8 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
         return False
     if first.lower().rstrip(",.!") in slots.ASKING:  # "ok back to the pair": a word of a sentence, not a typo of `tok`
         return True
+    if any(first.lower() in getattr(o.type, "choices", ()) for spec in table.values() for o in spec.options):
+        return True  # "umap scatter of ...": a choice's name (umap, pca, cls) starts a sentence, not a typo of `map`
     return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
 
 
@@ -89,8 +91,10 @@ def prepare(hub: ModelHub, table: Mapping[str, Command], settings: Settings) -> 
 
 
 def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, Command],
-               settings: Settings) -> Understanding:
-    """The command line ``question`` asks for, read on the conversation's model."""
+               settings: Settings, typed: str | None = None) -> Understanding:
+    """The command line ``question`` asks for, read on the conversation's model; ``typed``: the command the line
+    starts with, when it is read as a sentence: it runs when its reading is close behind the best ("search the
+    reviews for those about X and show 15" is a `search`, not `outliers`)."""
     if len(question) > MAX_QUESTION_CHARS:
         raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
                         f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
@@ -111,14 +115,17 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return named
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows, settings.router_path)
-    if not routing.found:
+    typed = next((typed for r in routing.ranked if r.spec.name == typed  # the command it starts with, if close
+                  and routing.best.score - r.score <= RUNNER_UP), None)
+    if not routing.found and typed is None:
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
-    spec = _with_texts(question, routing, before) if before is not None and before.texts else routing.best.spec
+    spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
+            if before is not None and before.texts else routing.best.spec)
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
@@ -132,6 +139,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
             return runner
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
     # a close call runs the best reading and offers the runner-up one click away
+    if typed is not None:
+        return Understanding(line=line, because=f"it starts with `{typed}`")
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
@@ -152,6 +161,8 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
     best = routing.best
     if best.spec.texts.most != 0 or slots.read(question).quoted or not _THEM.search(question):
         return best.spec
+    if twin := next((r.spec for r in routing.ranked if r.spec.name == best.spec.on_texts), None):
+        return twin
     return next((r.spec for r in routing.ranked[1:SUGGESTIONS]
                  if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= RUNNER_UP), best.spec)
 

@@ -134,7 +134,8 @@ def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
 
 
 #: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
-_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|\b(?P<drop>drop|delete|remove|get rid of|forget|use)\b.*\bit\b", re.I)
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\bit\b",
+                       re.I)
 
 
 def _that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:

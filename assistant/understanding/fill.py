@@ -23,11 +23,14 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
-highlight lower loosen raise tighten other""".split()) | slots_mod.ASKING
+highlight lower loosen raise tighten other last final very""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.
 _ROW_ID = re.compile(r"#\d+")
+#: A question's own words where a text would be ("where did the mask look").
+_ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
+                   re.I)
 _WHICH = {"first": 0, "second": 1, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
 
@@ -147,8 +150,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     kept = dict(shared or {}) if referred else {}
-    if previous and not slots.quoted and all(only_filler(t) for t in texts):
-        texts = []  # "and with attention flow?": no text of its own
+    if previous and not slots.quoted and (all(only_filler(t) for t in texts) or texts and _ASKS.match(texts[0])):
+        texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
         if spec.texts.word_first and word is not None and word not in previous:  # those"
@@ -158,6 +161,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             kept = dict(shared or {})
         elif REFERS_BACK.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
             texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
+    if any(_ROW_ID.fullmatch(t) for t in texts):  # a query, then the corpus's rows ("what made row 7 match 'X'?")
+        texts = sorted(texts, key=lambda t: _ROW_ID.fullmatch(t) is not None)
     texts, options = spec.question_options(texts, {**kept, **(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}

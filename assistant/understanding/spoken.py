@@ -101,6 +101,12 @@ def read(text: str, spec: Command, own_model: str | None = None,
     decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
         keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
+    named = [o for o in spec.options if _counts(o) and o.name not in found and o.name != count_option(spec)
+             and any(_pattern(rf"\b{w}\b").search(text) for w in _names(spec, o))]
+    whole = [m for m in _pattern(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
+    if len(named) == 1 and len(whole) == 1:  # "a different seed for the baseline, say 11": the one number left
+        word = min(m.start() for w in _names(spec, named[0]) if (m := _pattern(rf"\b{w}\b").search(text)))
+        keep(named[0], whole[0].group(0), (min(word, whole[0].start()), max(word, whole[0].end())))
     for option in spec.options:
         if option.is_flag:
             for word in (*FLAG_WORDS.get(option.name, (option.name,)), f"--{option.name}"):
@@ -162,7 +168,8 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         patterns: list[re.Pattern[str]] = []
         for word in _names(spec, option):
             before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
-                              rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))")
+                              rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))"
+                              r"(?<!\bone(?=\s+(?:won|wins|was|is|came|got)\b))")  # not "why the top one won"
             after = _pattern(rf"\b{NUMBER}\s*-?\s*(?P<mid>(?:[a-z][a-z-]*\s+){{0,{gap}}}){word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         if gap == 2:  # a command's count said bare after a verb of showing: "show 15", "give me 8"
@@ -188,7 +195,7 @@ def back_to_default(text: str, spec: Command) -> Spoken:
             found.rest = said.sub(" ", found.rest)
     for option in spec.options if found.options else ():  # "back to all layers and all heads"
         names = "|".join(_names(spec, option)[:2])
-        also = _pattern(rf"\b(?:and|,)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b")
+        also = _pattern(rf"\b(?:and|,|of|in|across|for)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b")
         if option.name not in found.options and also.search(found.rest):
             found.options[option.name] = "default"
             found.rest = also.sub(" ", found.rest)

@@ -43,6 +43,9 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
 #: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
 VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+(?:layer|output)\b|\binput\s+layer\b", "0"),),
+    "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
+            r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
+            "selection"),),
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
@@ -107,9 +110,13 @@ _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closes
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
+               r"(?:^\s*|\bsearch\s+)(?:in\s+|through\s+)?(?:the|my|our)\s+(?!(?:corpus|data|dataset|texts|file|rows|ones|"
+               r"documents|selection|points|map)\b)(?P<v>[\w-]+)\s+for\b",  # "search the reviews for X"
                r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
                r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
+               r"\b(?:stop|cancel|abort|halt|pause)\s+(?:encoding|loading|indexing)\s+(?:the\s+)?(?!it\b|that\b|this\b)"
+               r"(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
@@ -131,7 +138,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
 NAME_AT_END: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:in|on|across|within)\s+(?:the\s+)?(?P<v>[a-z][\w-]*)"
-               r"(?:\s+(?:using|with|via|by)\b[^?.!]*)?\s*[?.!]*\s*$",),
+               r"(?:\s+(?:using|with|via|by)\b[^?.!]*|\s*,\s*[^,?.!]*\d[^,?.!]*)?\s*[?.!,;]*\s*$",),
 }
 #: Words that end a question where a name would, but are not names ("duplicates in my data", "outliers in there").
 NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "rows", "documents", "map", "space",
@@ -159,7 +166,9 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)", "what (?:drove|drives) (?:it|that|this)\\b",
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
-            "(?: (?:that|this|the) (?:word|answer|fill|one))?"),
+            "(?: (?:that|this|the) (?:word|answer|fill|one))?",
+            "why (?:the|that|this|its) (?:top|first|best) (?:one|word|answer|fill|prediction|guess) "
+            "(?:won|wins|came first)"),
 }
 UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
@@ -192,4 +201,5 @@ EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo|without)\s+(?:showing\s+)?(?:the\s+|any\s+)?"
          r"(?:default\s+|last\s+|final\s+|top\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
          r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its\s+|the\s+)?default\b"
-         r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b")
+         r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b"
+         r"|\b(?:not\s+a|no)\s+(?:{0})s?\b(?!\s*(?:of\s+)?\d)")
