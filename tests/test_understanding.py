@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh20": (0.93, 0.86), "fresh19": (0.93, 0.87),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh21": (0.91, 0.86), "fresh20": (0.96, 0.93),
+          "fresh19": (0.93, 0.87),
           "fresh18": (0.94, 0.86),
           "fresh17": (0.96, 0.95), "fresh16": (0.95, 0.91),
           "fresh15": (0.96, 0.93),

@@ -117,7 +117,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     routing = router.route(lm, question, rows, settings.router_path)
     typed = next((typed for r in routing.ranked if r.spec.name == typed  # the command it starts with, if close
                   and routing.best.score - r.score <= RUNNER_UP), None)
-    if not routing.found and typed is None:
+    opening = not session.history and routing.best.score < router.MIN_OPENING  # an off-topic first question
+    if (not routing.found or opening) and typed is None:
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
