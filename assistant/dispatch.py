@@ -178,7 +178,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     framed = _framed(line)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
     back = plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
-    if framed or back or (plain and (alias or quoted or _says_options(line, inv.verb))):
+    if framed or back or (alias and quoted) or (plain and (alias or quoted or _says_options(line, inv.verb))):
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(line, session, hub, TABLE, settings, None if alias or framed or back or quoted else inv.verb)
         if read.line is not None and read.line != line.strip():
@@ -208,7 +208,7 @@ _DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
 #: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
 #: and 4", "search my corpus for X"): the line is a sentence.
 _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
-                          r"my\s+(?:corpus|texts|data)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
+                          r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
                           re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
@@ -247,8 +247,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if other is not None and typed is not None:
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
             return other
-    syntax = COMMAND_SYNTAX.search(line) is not None
-    if "|" in line:
+    syntax = COMMAND_SYNTAX.search(line) is not None and not _framed(line)  # ("download the vectors of these: A | B")
+    if "|" in line and syntax:
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
     shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"

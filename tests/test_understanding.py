@@ -435,6 +435,37 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "stop encoding papers, it's taking forever", "corpus stop papers"),
     ([], "outliers in support, top 50", "outliers --top 50 --corpus support"),
     (["corpus use support"], "whats in the corpus I'm using", "corpus info"),
+    # texts added after a colon; a setting the next command cannot take is left; "same head"; "next to"
+    (["compare The bread is stale. | This loaf is old."], "add a third one: The milk has gone sour.",
+     "compare The bread is stale. | This loaf is old. | The milk has gone sour."),
+    (["compare The show sold out. | Tickets were gone in minutes. --pool all"],
+     "what's driving that score? break it down by token", "why The show sold out. | Tickets were gone in minutes."),
+    (["attend The nurse checked the chart. --layer 4 --head 1"],
+     "rebuild that layer's attention by hand from its weights, same head",
+     "selfattn The nurse checked the chart. --layer 4 --head 1"),
+    (["rollout The volcano erupted without warning."], "next to bert-base please",
+     "rollout The volcano erupted without warning. --vs bert-base"),
+    # a line starting with another command's name, its texts after a colon or quoted inside words
+    ([], "download the embeddings of these: The tide is coming in | The sea is rising",
+     "embed The tide is coming in | The sea is rising"),
+    ([], 'PCA of token vectors for "Jazz musicians improvise" | "Classical players read scores"',
+     "project Jazz musicians improvise | Classical players read scores --method pca"),
+    # texts after a colon keep their words; words that only close the line go
+    ([], "tokenize with truncation at 8 tokens: This sentence is longer than eight tokens.",
+     "tokenize This sentence is longer than eight tokens. --max-length 8 --truncation"),
+    ([], "mask: The doctor told the [MASK] to rest. top three only",
+     "mask The doctor told the [MASK] to rest. --top 3"),
+    # corpora: "on that corpus", "in corpus hotels", "the amazon one", ids, a file is no name
+    (["corpus load helpdesk.csv --name helpdesk"], "probe on that corpus", "probe --corpus helpdesk"),
+    ([], 'find texts like "slow service" in corpus hotels, give me fifteen',
+     "search slow service --k 15 --corpus hotels"),
+    (["corpus load a_reviews.csv --name amazon", "corpus load y_reviews.csv --name yelp"],
+     'search the amazon one for "arrived late"', "search arrived late --corpus amazon"),
+    (["clusters --k 5"], 'search ids 3,8,10-20 for "pricing"', "search pricing --in 3,8,10-20"),
+    ([], "I have a csv called survey_answers.csv, the text is in a column named response. can you load it?",
+     "corpus load survey_answers.csv --column response"),
+    # nothing to run again: `again`, which says so
+    ([], "same again but at layer 2", "again"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

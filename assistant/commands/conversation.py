@@ -87,6 +87,7 @@ class History(Command[Any, Result]):
         'give me links to my earlier answers',
         'what did I ask before?',
         "which commands have I run in this conversation?",
+        "what commands did I use so far?",
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:

@@ -149,6 +149,14 @@ class Option:
             raise UserError(f"--{self.name} needs a value: {self.usage()}.")
         return self.type.convert(self.name, raw)
 
+    def accepts(self, raw: str | None) -> bool:
+        """Whether :meth:`convert` takes ``raw`` (a flag takes anything: it is said or not)."""
+        try:
+            self.convert(raw)
+        except UserError:
+            return False
+        return True
+
 
 def param(help: str, default: Any = None, *, minimum: float | None = None, maximum: float | None = None,
           choices: type[enum.Enum] | tuple[str, ...] = (), extra: tuple[str, ...] = (), several: bool = False,

@@ -53,7 +53,7 @@ _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*"
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
-_TRAILING_ASKED = re.compile(r"[\s?,:;]+$")
+_TRAILING_ASKED = re.compile(r"(?:[\s?,:;]+|\s+(?:only|please|pls|thanks|also|too))+$", re.I)
 TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
                          r"from|by|it|this|vectors?|embeddings?)\b)([A-Za-z][\w'-]*)", re.I)
 _WORD = re.compile(r"[\w'-]+")

@@ -49,6 +49,10 @@ RUNNER_UP = 0.15
 #: Words that point back at the previous command's texts (not "it": "plot it" after a search is the corpus's map).
 _THEM = re.compile(r"\b(?:they|them|those|these|both|the\s+(?:two\s+)?(?:sentences|texts)|(?:that|the|this)\s+pair)\b",
                    re.I)
+#: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
+_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
+                    r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
+                    r"run the (?:last|previous) (?:command|one))", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -103,6 +107,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
+    if not session.history and "again" in table and _AGAIN.match(question):  # nothing to run again: `again` says so
+        return Understanding(line="again", because="it asks to run the previous command again")
     switching = context.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))

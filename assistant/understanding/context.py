@@ -36,14 +36,15 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
 #: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
-_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?compare\s+(?:with|against|to|on)\b|.*\bside[- ]by[- ]side\b", re.I)
+_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
+                     r"|.*\bside[- ]by[- ]side\b", re.I)
 #: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
 #: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
 _MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
                         r"(?:those|these) texts|(?:the same|that|this) (?:corpus|data(?:set)?))\b", re.I)
 _NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use|info|stop)\s+(\S+)|--corpus\s+(\S+)")
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|this)\s+(layer|head|corpus)\b", re.I)
+_SAME = re.compile(r"\b(?:that|the same|same|this)\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
@@ -152,12 +153,13 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
                    table: Mapping[str, Command]) -> dict[str, str]:
     """The previous command's settings that ``spec`` takes too (an option of the same name, not ``spec``'s count),
     kept when ``spec`` runs on the previous texts: "which tokens make that score?" after `compare A | B --pool
-    cls` is `why A | B --pool cls`. None when the question names the one it keeps ("rebuild that layer")."""
+    cls` is `why A | B --pool cls` (a value it cannot take, `--pool all`, is left). None when the question names the
+    one it keeps ("rebuild that layer")."""
     if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
         return {}
     count = spoken.count_option(spec) if spec.name != before.verb else None  # the same command keeps them all
     return {name: value for name, value in option_values(before, table[before.verb]).items()
-            if name != count and spec.option(name) is not None}
+            if name != count and (option := spec.option(name)) is not None and option.accepts(value)}
 
 
 def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
@@ -281,7 +283,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if not said.options:  # "back to tokens" after `project ... --level sentences`
         said = _other_choice(said.rest, before, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
-    adding = read.quoted and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))  # "that with 'a bird'"
+    # "that with 'a bird'", "add a third one: The milk has gone sour."
+    adding = (read.given or ":" in read.rest) and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())

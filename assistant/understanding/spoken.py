@@ -41,7 +41,6 @@ from assistant.understanding.words import (
     UNITS,
     VALUE_WORDS,
 )
-from tools.core.errors import UserError
 from tools.models.names import FAST_SUFFIX
 
 #: Characters around a choice within which a word naming its option counts.
@@ -76,9 +75,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
         if option.name in found or (any(_overlaps(s, cuts) for s in (span, *more))
                                     and not option.is_flag):  # "truncated at 10": both
             return
-        try:
-            option.convert(value if not option.is_flag else None)
-        except UserError:
+        if not option.accepts(value):
             return
         found[option.name] = value
         cuts.extend((span, *more))
@@ -145,9 +142,11 @@ def read(text: str, spec: Command, own_model: str | None = None,
         if implied and option.name not in found and any(
                 _pattern(rf"\b{word}\b").search(text) for word in _names(spec, option)):
             found[option.name] = implied[0]
-    rest = text
-    for start, end in sorted(cuts, reverse=True):
-        rest = rest[:start] + " " + rest[end:]
+    rest, last = text, len(text)
+    for start, end in sorted(cuts, reverse=True):  # a cut inside another ("with truncation at 8") goes once
+        if start < (end := min(end, last)):
+            rest = rest[:start] + " " + rest[end:]
+        last = min(last, start)
     return Spoken(found, re.sub(r"\s+", " ", rest).strip())
 
 
@@ -229,7 +228,8 @@ def _known(text: str, names: Sequence[str]) -> tuple[str, tuple[int, int]] | Non
         return None
     # one pattern for the conversation's names, left to re's own bounded cache (:func:`_pattern` keeps every
     # pattern it is given, and visitors' corpus names are not a fixed set)
-    m = re.search(rf"\b{NAME_LEAD}\s+(?:the\s+)?({'|'.join(map(re.escape, said))})(?![\w-]|\.\w)", text, re.I)
+    alts = "|".join(map(re.escape, said))  # ("search the amazon one for X")
+    m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+)?|\bthe\s+(?=(?:{alts})\s+one\b))({alts})(?![\w-]|\.\w)", text, re.I)
     if m is None:
         return None
     return next(n for n in said if n.lower() == m.group(1).lower()), _with_lead(text, m.start(1), m.end(1))

@@ -110,6 +110,8 @@ _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closes
 NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
+               r"\b(?:in|on|from|within|across)\s+(?:the\s+)?(?:corpus|dataset)\s+(?!called\b|named\b|map\b)"
+               r"(?P<v>[\w-]+)\b(?!\.\w)",  # "in corpus hotels"
                r"(?:^\s*|\bsearch\s+)(?:in\s+|through\s+)?(?:the|my|our)\s+(?!(?:corpus|data|dataset|texts|file|rows|ones|"
                r"documents|selection|points|map)\b)(?P<v>[\w-]+)\s+for\b",  # "search the reviews for X"
                r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
@@ -120,9 +122,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
     "data": (r"\b(?:file|data|pairs|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
-    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?)\s+"
+    "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
            rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
-           rf"\brows?\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
+           rf"\b(?:rows?|ids?)\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
               r"(?:the\s+|its\s+|their\s+|these\s+|those\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
@@ -131,7 +133,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
     "address": (r"(?P<v>ray://[\w.:-]+)",),
-    "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)", r"\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
+    "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
+             r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
 }
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
@@ -154,7 +157,7 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
                        "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
-                       "then", "also"})
+                       "then", "also", "i", "you", "we"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens"),
