@@ -32,7 +32,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.store import ResultStore, chart_frames
 from assistant.understanding import Understanding, another_model, is_question, spoken, understand
-from assistant.understanding.fill import REFERS_BACK
+from assistant.understanding.fill import REFERS_BACK, only_filler
 from tools.benchmark.access import WEB, DataAccess
 from tools.core import cancel
 from tools.core.config import Settings
@@ -175,7 +175,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
     alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
     quoted = _quoted_in_words(inv.texts)
-    framed = _framed(line)  # "probe these sentences for POS: A | B | C"
+    framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
     back = plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
     if framed or back or (alias and quoted) or (plain and (alias or quoted or _says_options(line, inv.verb))):
@@ -189,13 +189,14 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     return Reading(line.strip(), False, inv)
 
 
-def _framed(line: str) -> bool:
-    """Whether a line that starts with a command's name puts its texts after words that ask, then a colon ("word
-    in context: rock | She threw a rock. | I love rock music."), not a text that holds a colon ("compare Q: why? |
-    A: because")."""
+def _framed(line: str, verb: str | None = None) -> bool:
+    """Whether a line that starts with a command's name puts its texts after words that ask or say its options,
+    then a colon ("word in context: rock | She threw a rock. | I love rock music.", "compare at layer three: A |
+    B"), not a text that holds a colon ("compare Q: why? | A: because")."""
     head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
-    return len(words) >= 2 and any(w in ASKING for w in words)
+    return len(words) >= 2 and (any(w in ASKING for w in words) or (
+        head is not None and verb in TABLE and bool(spoken.read(head.group(1), TABLE[verb]).options)))
 
 
 def _says_options(line: str, verb: str) -> bool:
@@ -247,17 +248,23 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if other is not None and typed is not None:
         if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
             return other
-    syntax = COMMAND_SYNTAX.search(line) is not None and not _framed(line)  # ("download the vectors of these: A | B")
+    framed = _framed(line, typed.name if typed is not None else None)
+    syntax = COMMAND_SYNTAX.search(line) is not None and not framed  # ("download the vectors of these: A | B")
     if "|" in line and syntax:
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
     shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"
     if syntax and not shaped:
         return None
-    read = understand(line, session, hub, TABLE, settings)
+    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None and first != typed.name
+                      else None)  # (a command's other name starts a sentence about it: "atlas of the news corpus")
     if read.line is None:
         return None
+    if read.follow_up and not syntax:
+        return read  # "why that answer?" after `mask`: a change to the last command, not `why`
     same = typed is not None and read.line.split()[0] == typed.name
+    if same and typed is not None and typed.texts.most == 0 and only_filler(line.split(None, 1)[-1]):
+        return read  # "history pls"
     if same and (shaped or " --" in read.line or (typed.texts.most == 0 and _DEFINITE.search(line))):
         return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):

@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh21": (0.91, 0.86), "fresh20": (0.96, 0.93),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh23": (0.92, 0.87), "fresh22": (0.96, 0.92),
+          "fresh21": (0.96, 0.93), "fresh20": (0.96, 0.93),
           "fresh19": (0.93, 0.87),
           "fresh18": (0.94, 0.86),
           "fresh17": (0.96, 0.95), "fresh16": (0.95, 0.91),
@@ -466,6 +467,41 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "corpus load survey_answers.csv --column response"),
     # nothing to run again: `again`, which says so
     ([], "same again but at layer 2", "again"),
+    # options said before the colon; a quoted word before it and the texts after it
+    ([], "compare at layer three: the senator resigned | the politician stepped down",
+     "compare the senator resigned | the politician stepped down --layer 3"),
+    ([], "use the concatenation of the last four layers for 'crane': The crane lifted the beam. | A crane stood still.",
+     "word crane | The crane lifted the beam. | A crane stood still. --strategy concat-last4"),
+    ([], "compare the word 'bat' in: The bat flew out of the cave / He swung the bat hard",
+     "word bat | The bat flew out of the cave | He swung the bat hard"),
+    ([], "bertviz-style head view of: Dogs chase cats and cats chase mice.",
+     "attend Dogs chase cats and cats chase mice."),
+    # a command named alone keeps what it shares; the previous command's own option; the word said again
+    (["compare I lost my wallet. | My purse was stolen. --pool cls"], "why?",
+     "why I lost my wallet. | My purse was stolen. --pool cls"),
+    (["mask My grandmother baked a [MASK] for my birthday."], "why that answer?",
+     "mask My grandmother baked a [MASK] for my birthday. --why"),
+    (["word spring | Flowers bloom in spring. | The spring broke."],
+     "static word vectors compared to contextual ones for 'spring' in those sentences",
+     "static spring | Flowers bloom in spring. | The spring broke."),
+    (["contextuality"], "just for the word 'right'", "contextuality right"),
+    # the next head; a head keeps its layer unless a layer is said; the second model dropped
+    (["attend The winner received a medal. --layer 4 --head 1"], "next head",
+     "attend The winner received a medal. --layer 4 --head 2"),
+    (["selfattn Lanterns lit the street. --layer 3 --head 5"], "show me the model's real attention map for that head",
+     "attend Lanterns lit the street. --head 5 --layer 3"),
+    (["attend The dog chased its tail. --layer 3 --head 7"], "same head, layer 5",
+     "attend The dog chased its tail. --layer 5 --head 7"),
+    (["compare The kids played outside. | The children played outdoors. --vs bert-base"],
+     "drop the second model and use cls pooling",
+     "compare The kids played outside. | The children played outdoors. --pool cls"),
+    # corpora: a name before a threshold, the whole NAME corpus, how many texts; help; trailing politeness
+    ([], "near duplicate detection on news at 0.92", "duplicates --threshold 0.92 --corpus news"),
+    ([], "visualize the whole support corpus as a map coloured by text length", "map --color length --corpus support"),
+    (["search battery drains too fast"], "how many texts are in this corpus?", "corpus info"),
+    (["help"], "tell me more about rollout", "help rollout"),
+    ([], "history pls", "history"),
+    ([], "top 3 matches for refund pls", "search refund --k 3"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

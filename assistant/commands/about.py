@@ -24,7 +24,7 @@ ORDER = 10
 #: Words that ask how a command is typed ("what options does project take?", "the usage of selfattn").
 ABOUT_TYPING = re.compile(r"\b(?:options?|flags?|usage|syntax|arguments?|parameters?|help|hepl|manual|explain|"
                           r"examples?|the (?!last|previous|same|next|first)[\w-]+ command|"
-                          r"how (?:do i|to|can i|should i) (?:use|type|write))\b", re.I)
+                          r"how (?:do i|to|can i|should i) (?:use|type|write)|tell me more about)\b", re.I)
 #: What a question that names a command and asks how it is typed adds to ``help``'s score.
 NAMED_BONUS = 0.4
 #: What a quoted sentence takes from `model` (it names a text, not a model).

@@ -59,7 +59,7 @@ ACTION_WORDS = {
     Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to|"
                            r"make \S+ (?:the )?(?:active|current)|make \S+ the one (?:i'?m|i am|we'?re) using)\b",
                            re.I),
-    Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many rows|columns?|"
+    Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many (?:rows|texts)|columns?|"
                             r"what'?s in|(?:is|are) (?:it|they) (?:done|ready|finished)|"
                             r"describe|size|encoded yet|done yet|finished|encoding|going|refused|tell me about)\b",
                             re.I),
@@ -263,6 +263,7 @@ class Search(Command[Any, Any]):
         "which texts mention X?",
         "show me the texts talking about X",
         "the 5 nearest texts to \"A\"",
+        "top 20 matches for \"A\"",
         "the rows closest to \"A\" in my corpus",
         "find the ones about \"A\"",
     )

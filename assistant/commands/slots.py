@@ -63,7 +63,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff sim who but""".split())
+them it they something stuff sim who but pls plz thanks""".split())
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,11 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     rest_text = re.sub(r"\s+", " ", "".join(rest)).strip()
     texts = [blanks_to_mask(t.strip()) for _, _, t in spans if t.strip()]
     quoted = bool(texts)
+    colon, part = question.find(": "), rest_text if unquoted is None else unquoted
+    if len(texts) == 1 and " " not in texts[0] and 0 < spans[0][1] <= colon and ":" in part:  # "for 'crane': A | B"
+        after = part.split(":", 1)[1].strip()
+        texts += ([t.strip() for t in after.split("|")] if "|" in after
+                  else split_payload(_TRAILING_ASKED.sub("", after)))
     payload = lead = ""
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
@@ -203,6 +208,8 @@ def split_payload(payload: str) -> list[str]:
     if "[MASK]" in payload and "|" not in payload:
         return [payload]
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
+    if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
+        return [payload]  # one sentence typed with its full stop ("head view of: Dogs chase cats and cats chase mice.")
     pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(payload) if p.strip()]
     return [_TRAILING_ASKED.sub("", p.strip()) for p in pieces if _TRAILING_ASKED.sub("", p.strip())]
 

@@ -6,7 +6,8 @@
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
   (how an option, a choice, a name, a flag or a number is said).
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
-- ``context``: what a question takes from the conversation (follow-ups, "my corpus", "that layer");
+- ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
+  ``named``: which corpus a question means ("on reviews", "my corpus", "that one");
   ``facts``: :class:`Understanding`, what a question was read as.
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
@@ -29,7 +30,7 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding import context, fill, router, spoken
+from assistant.understanding import context, fill, named, router, spoken
 from assistant.understanding.context import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
@@ -109,16 +110,16 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     if not session.history and "again" in table and _AGAIN.match(question):  # nothing to run again: `again` says so
         return Understanding(line="again", because="it asks to run the previous command again")
-    switching = context.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
+    switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow
-    named = (context.named_alone(question, session, table, settings)
-             or context.corpus_switch(question, session, table, settings)
+    alone = (context.named_alone(question, session, table, settings)
+             or named.corpus_switch(question, session, table, settings)
              or context.asked_of_the_last(question, session, table, settings))
-    if named is not None:
-        return named
+    if alone is not None:
+        return alone
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows, settings.router_path)
     typed = next((typed for r in routing.ranked if r.spec.name == typed  # the command it starts with, if close
@@ -136,10 +137,10 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried={**context.previous_corpus(spec, before),
+                             carried={**named.previous_corpus(spec, before),
                                       **context.carried(question, spec, before, session, settings)},
                              shared=context.shared_options(question, before, spec, table),
-                             known=context.known_names(spec, session, settings))
+                             known=named.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
         if runner is not None:

@@ -1,8 +1,8 @@
 """The conversation as context: what a question takes from the lines before it.
 
 A follow-up changes the previous command ("now at layer 4", "what about CLS pooling?", "run that again") or runs it
-on another model ("compare that with bert-base"); a command named alone ("why?") runs on the previous texts; "my
-corpus", "that layer", "the next head" are read from the conversation's lines and the corpora it may use.
+on another model ("compare that with bert-base"); a command named alone ("why?") runs on the previous texts; "that
+layer", "the next head" are read from the conversation's lines (which corpus it means: :mod:`.named`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 
 import assistant.understanding.fill as fill
+import assistant.understanding.named as named
 import assistant.understanding.spoken as spoken
-from assistant import corpora
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
@@ -24,9 +24,6 @@ from tools.core.errors import UserError
 from tools.core.text import code
 from tools.models.names import FAST_SUFFIX, split_fast
 
-#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up; one that
-#: switches to another corpus alone ("go back to reviews") is `corpus use`.
-SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
@@ -38,13 +35,8 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|t
 #: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
 _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
                      r"|.*\bside[- ]by[- ]side\b", re.I)
-#: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
-#: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
-_MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
-                        r"(?:those|these) texts|(?:the same|that|this) (?:corpus|data(?:set)?))\b", re.I)
-_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use|info|stop)\s+(\S+)|--corpus\s+(\S+)")
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|same|this)\s+(layer|head|corpus)\b", re.I)
+_SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
@@ -75,13 +67,17 @@ _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
                             r"beside|alongside)\b", re.I)
 #: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
+#: Another word for the previous command ("just for the word 'right'" after `contextuality`).
+_FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so)\s+)*(?:for|with|on|of)\s+(?:just\s+)?"
+                       r"(?:the\s+)?word\W*$", re.I)
 _NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 
 
 def _starts_with_another(question: str, spec: Command, table: Mapping[str, Command]) -> bool:
-    """Whether ``question`` starts with the own name of a command other than ``spec``."""
+    """Whether ``question`` starts with the own name of a command other than ``spec`` and not of its own option
+    ("why that answer?" after `mask` asks for its `--why`)."""
     first = question.split(None, 1)[0].lower() if question.strip() else ""
-    return first in table and table[first].name == first and first != spec.name
+    return first in table and table[first].name == first and first != spec.name and spec.option(first) is None
 
 
 def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
@@ -100,53 +96,12 @@ def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     return inside and len(read.texts) == 1
 
 
-def known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
-    """The corpora this conversation may use, by name, for a command that reads one (``--corpus``): a question may
-    name one without the word "corpus" ("any copies in reviews?")."""
-    if spec.option("corpus") is None:
-        return {}
-    return {"corpus": list(dict.fromkeys([*_stored_corpora(session, settings), *_named_corpora(session)]))}
-
-
-def _stored_corpora(session: Session, settings: Settings) -> list[str]:
-    """The names of the corpora this conversation may use."""
-    return [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
-
-
-def _named_corpora(session: Session) -> list[str]:
-    """The corpora the conversation's lines named (loaded, used, or read with ``--corpus``), oldest first."""
-    return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
-
-
 def carried(question: str, spec: Command, before: Invocation | None, session: Session,
             settings: Settings) -> dict[str, str]:
     """The options (name -> value) ``question`` takes from the conversation for ``spec``: its corpus ("my texts") and
     the previous command's values it points at ("that layer", "the next head")."""
-    return {**_own_corpus(question, spec, session, settings), **_that_corpus(question, spec, session),
+    return {**named.own_corpus(question, spec, session, settings), **named.that_corpus(question, spec, session),
             **_kept(question, before, spec)}
-
-
-def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
-    """The previous command's ``--corpus`` for a command without texts ("any copies in there?" after `clusters
-    --corpus tweets`)."""
-    option = spec.option("corpus")
-    named = before.options.get(option.dest) if before is not None and option is not None else None
-    return {"corpus": str(named)} if named and spec.texts.most == 0 else {}
-
-
-#: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
-_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\bit\b",
-                       re.I)
-
-
-def _that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
-    """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last."""
-    said = _THAT_ONE.search(question)
-    if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
-            said["drop"] and spec.name != "corpus"):
-        return {}
-    named = _named_corpora(session)
-    return {"corpus": named[-1]} if named else {}
 
 
 def shared_options(question: str, before: Invocation | None, spec: Command,
@@ -162,28 +117,14 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
             if name != count and (option := spec.option(name)) is not None and option.accepts(value)}
 
 
-def _own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
-    """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
-    option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
-    one it may use."""
-    option = spec.option("corpus")
-    mine = re.search(r"\b(?:my|our)\s+([\w-]+)", question, re.I)  # "on my reviews": a corpus by its name
-    if option is None or "instead of" not in option.help or (mine is None and not _MY_CORPUS.search(question)):
-        return {}  # (the corpora on disk are listed only for a question that names one)
-    named, stored = _named_corpora(session), _stored_corpora(session, settings)
-    if mine is not None and mine.group(1) in {*named, *stored}:
-        return {"corpus": mine.group(1)}
-    if not _MY_CORPUS.search(question):
-        return {}
-    chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
-    return {"corpus": chosen} if chosen else {}
-
-
 def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
     """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
     corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
     out: dict[str, str] = {}
-    for step, name in [("", n) for n in _SAME.findall(question)] + _NEXT.findall(question):
+    same = [n.lower() for n in _SAME.findall(question)]
+    if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
+        same.append("layer")
+    for step, name in [("", n) for n in same] + _NEXT.findall(question):
         option = spec.option(name.lower())
         value = before.options.get(option.dest) if before is not None and option is not None else None
         if value is not None and not step:
@@ -201,30 +142,12 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
     last = previous_command(session, table) if spec is not None and spec.texts.least > 0 else None
     if spec is None or last is None:
         return None
-    texts = parse(last[0], table, settings).texts
-    if len(texts) < spec.texts.least:
+    before = parse(last[0], table, settings)
+    if len(texts := before.texts) < spec.texts.least:
         return None
-    kept = texts if spec.texts.most is None else texts[:spec.texts.most]
-    return Understanding(line=fill.build(spec, kept, {}), follow_up=True,
+    kept = texts if spec.texts.most is None else texts[:spec.texts.most]  # with the settings it shares ("why?")
+    return Understanding(line=fill.build(spec, kept, shared_options(question, before, spec, table)), follow_up=True,
                         because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
-
-
-def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
-                  settings: Settings) -> Understanding | None:
-    """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
-    reviews", "switch to the tickets corpus")."""
-    if "corpus" not in table or not (SWITCH.search(question) or re.search(r"\buse\b", question, re.I)):
-        return None
-    names = {*_stored_corpora(session, settings), *_named_corpora(session)}
-    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
-    if len(said) != 1:
-        return None
-    name = said[0]
-    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for)\b", " ",
-                  SWITCH.sub(" ", question), flags=re.I)
-    if not fill.only_filler(rest):
-        return None
-    return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
 
 
 def asked_of_the_last(question: str, session: Session, table: Mapping[str, Command],
@@ -269,12 +192,16 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
     before = parse(previous, table, settings)
-    if _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or (
-            not spec.texts.word_first and _a_word_of(read, question, before.texts)))):
+    swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
+    another = _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table)
+                                                                               or (not spec.texts.word_first
+                                                                                   and _a_word_of(read, question,
+                                                                                                  before.texts))))
+    if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
-    said = spoken.read(read.rest, spec, known=known_names(spec, session, settings))
+    said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
     said.options.update(carried(question, spec, before, session, settings))  # "on my corpus", "the next layer"
-    if list(said.options) == ["corpus"] and SWITCH.search(question):
+    if list(said.options) == ["corpus"] and named.SWITCH.search(question):
         return None  # "go back to reviews": another corpus to use, not this command on it
     if _ADDS.search(read.rest):  # "add cls and max too", "include bert-small": a list grows
         said.options.update(_grown(said.options, before, spec, session.model or settings.model))
@@ -289,7 +216,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
     if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
-            and not points_back:
+            and not points_back and not swap:
         return None
     texts: list[str] = []
     if adding:

@@ -23,7 +23,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
-highlight lower loosen raise tighten other last final very""".split()) | slots_mod.ASKING
+highlight lower loosen raise tighten other last final very next""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.
@@ -154,8 +154,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
-        if spec.texts.word_first and word is not None and word not in previous:  # those"
-            texts = [word, *previous]
+        if spec.texts.word_first and word is not None:  # those"; the previous word said again stays first
+            texts = [word, *(t for t in previous if t != word)]
         elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
             kept = dict(shared or {})

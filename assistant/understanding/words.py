@@ -54,7 +54,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
             r"with (?:the )?\[?cls\]?(?![\w-])"),
     "pca": ("pca", "principal components"),
     "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
-    "stsb-test": ("test split", "test set", "test pairs", "stsb-test", "stsb test"),
+    "stsb-test": ("test split", "test set", "test pairs", "stsb-test", "stsb test", "sts-?b test"),
     "stsb-dev": ("dev split", "dev set", "development set", "stsb-dev", "validation split"),
     "max_length": ("max length", "max_length", "maximum length"),
     "concat-last4": ("concat-last4", "concat\\w* (?:of )?(?:the )?last (?:4|four)(?: layers)?",
@@ -108,7 +108,8 @@ _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closes
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
 #: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
-    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",
+    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?:whole\s+|entire\s+|full\s+)?(?P<v>[\w-]+)\s+"
+               r"(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
                r"\b(?:in|on|from|within|across)\s+(?:the\s+)?(?:corpus|dataset)\s+(?!called\b|named\b|map\b)"
                r"(?P<v>[\w-]+)\b(?!\.\w)",  # "in corpus hotels"
@@ -141,7 +142,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
 NAME_AT_END: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:in|on|across|within)\s+(?:the\s+)?(?P<v>[a-z][\w-]*)"
-               r"(?:\s+(?:using|with|via|by)\b[^?.!]*|\s*,\s*[^,?.!]*\d[^,?.!]*)?\s*[?.!,;]*\s*$",),
+               r"(?:\s+(?:using|with|via|by)\b[^?.!]*|(?:\s*,|\s+(?:at|above|over|top))\s*[^,?!]*\d[^,?!]*)?\s*[?.!,;]*\s*$",),
 }
 #: Words that end a question where a name would, but are not names ("duplicates in my data", "outliers in there").
 NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "rows", "documents", "map", "space",
@@ -171,7 +172,7 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
             "(?: (?:that|this|the) (?:word|answer|fill|one))?",
             "why (?:the|that|this|its) (?:top|first|best) (?:one|word|answer|fill|prediction|guess) "
-            "(?:won|wins|came first)"),
+            "(?:won|wins|came first)", "why (?:that|this) (?:answer|prediction|word|fill|guess)\\b"),
 }
 UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
@@ -191,7 +192,8 @@ JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
 #: A model said alone, without the others a line compared it with ("just this model on its own").
-ALONE = (r"\b(?:just|only)\s+(?:this|the\s+current|my|our|the\s+one)\s+model\b(?:\s+(?:on\s+its\s+own|alone|by\s+"
+ALONE = (r"\b(?:drop|remove|without)\s+the\s+(?:second|other|extra)\s+model\b|"
+         r"\b(?:just|only)\s+(?:this|the\s+current|my|our|the\s+one)\s+model\b(?:\s+(?:on\s+its\s+own|alone|by\s+"
          r"itself))?|\b(?:this|the)\s+model\s+(?:on\s+its\s+own|alone|by\s+itself)\b")
 #: Words before a name that is being replaced, not asked for ("bert-base rather than bert-small").
 RATHER = r"\b(?:rather than|instead of|in place of|replacing|not)\s+(?:the\s+)?$"

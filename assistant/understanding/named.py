@@ -1,0 +1,104 @@
+"""Which corpus a question means: one it names ("on reviews"), "my corpus", "that one", the one a line before named.
+
+The names come from the corpora this conversation may use and from its own lines (`corpus load F --name N`,
+`corpus use N`, `--corpus N`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import assistant.understanding.fill as fill
+from assistant import corpora
+from assistant.commands.base import Command, Invocation
+from assistant.session import Session
+from assistant.understanding.facts import Understanding
+from tools.core.config import Settings
+from tools.core.text import code
+
+#: A question that asks to switch models ("now switch to bert-base") is `model`, never a follow-up; one that
+#: switches to another corpus alone ("go back to reviews") is `corpus use`.
+SWITCH = re.compile(r"\b(?:switch|change|swap|load|go back to|back to|return to|from now on)\b", re.I)
+#: "my corpus", "my own texts", "those texts": the conversation's corpus (for a command that reads other texts unless
+#: told), and the lines that name one: `corpus load F --name N`, `corpus use N`, `--corpus N`.
+_MY_CORPUS = re.compile(r"\b(?:(?:my|our)\s+(?:own\s+)?(?:corpus|texts|data(?:set)?|rows|file|documents)|the corpus|"
+                        r"(?:those|these) texts|(?:the same|that|this) (?:corpus|data(?:set)?))\b", re.I)
+_NAMED_CORPUS = re.compile(r"^corpus\s+(?:load\s.*?--name|use|info|stop)\s+(\S+)|--corpus\s+(\S+)")
+
+
+def known_names(spec: Command, session: Session, settings: Settings) -> dict[str, list[str]]:
+    """The corpora this conversation may use, by name, for a command that reads one (``--corpus``): a question may
+    name one without the word "corpus" ("any copies in reviews?")."""
+    if spec.option("corpus") is None:
+        return {}
+    return {"corpus": list(dict.fromkeys([*stored_corpora(session, settings), *named_corpora(session)]))}
+
+
+def stored_corpora(session: Session, settings: Settings) -> list[str]:
+    """The names of the corpora this conversation may use."""
+    return [c.name for store in corpora.stores(settings, session.key) for c in store.corpora()]
+
+
+def named_corpora(session: Session) -> list[str]:
+    """The corpora the conversation's lines named (loaded, used, or read with ``--corpus``), oldest first."""
+    return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
+
+
+def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
+    """The previous command's ``--corpus`` for a command without texts ("any copies in there?" after `clusters
+    --corpus tweets`)."""
+    option = spec.option("corpus")
+    named = before.options.get(option.dest) if before is not None and option is not None else None
+    return {"corpus": str(named)} if named and spec.texts.most == 0 else {}
+
+
+#: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
+                       r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\bit\b",
+                       re.I)
+
+
+def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
+    """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last."""
+    said = _THAT_ONE.search(question)
+    if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
+            said["drop"] and spec.name != "corpus"):
+        return {}
+    named = named_corpora(session)
+    return {"corpus": named[-1]} if named else {}
+
+
+def own_corpus(question: str, spec: Command, session: Session, settings: Settings) -> dict[str, str]:
+    """``--corpus`` for "my corpus", "my texts", "those texts" when ``spec`` reads other texts unless told (its
+    option's help says "instead of"): the corpus last named in the conversation, else the one in use or the only
+    one it may use."""
+    option = spec.option("corpus")
+    mine = re.search(r"\b(?:my|our)\s+([\w-]+)", question, re.I)  # "on my reviews": a corpus by its name
+    if option is None or "instead of" not in option.help or (mine is None and not _MY_CORPUS.search(question)):
+        return {}  # (the corpora on disk are listed only for a question that names one)
+    named, stored = named_corpora(session), stored_corpora(session, settings)
+    if mine is not None and mine.group(1) in {*named, *stored}:
+        return {"corpus": mine.group(1)}
+    if not _MY_CORPUS.search(question):
+        return {}
+    chosen = named[-1] if named else session.corpus or (stored[0] if len(stored) == 1 else "")
+    return {"corpus": chosen} if chosen else {}
+
+
+def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
+                  settings: Settings) -> Understanding | None:
+    """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
+    reviews", "switch to the tickets corpus")."""
+    if "corpus" not in table or not (SWITCH.search(question) or re.search(r"\buse\b", question, re.I)):
+        return None
+    names = {*stored_corpora(session, settings), *named_corpora(session)}
+    said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
+    if len(said) != 1:
+        return None
+    name = said[0]
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for)\b", " ",
+                  SWITCH.sub(" ", question), flags=re.I)
+    if not fill.only_filler(rest):
+        return None
+    return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
