@@ -502,6 +502,10 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["help"], "tell me more about rollout", "help rollout"),
     ([], "history pls", "history"),
     ([], "top 3 matches for refund pls", "search refund --k 3"),
+    # a question's own words are no text, whatever stays after its asking words
+    (["attend The boy ate the apple."],
+     "what does [CLS] end up drawing on once you roll the attention out through the layers?",
+     "rollout The boy ate the apple."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

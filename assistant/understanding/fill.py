@@ -150,7 +150,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     kept = dict(shared or {}) if referred else {}
-    if previous and not slots.quoted and (all(only_filler(t) for t in texts) or texts and _ASKS.match(texts[0])):
+    if previous and not slots.quoted and not referred and (all(only_filler(t) for t in texts) or texts and (
+            _ASKS.match(texts[0]) or _ASKS.match(question.strip()) and not slots.given)):
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
