@@ -64,6 +64,9 @@ def test_load_then_search_cluster_duplicates_outliers_and_rows_in_other_commands
     frame = hits.result.table("hits")
     assert len(frame) == 5 and list(frame["score"]) == sorted(frame["score"], reverse=True)
     assert (frame["topic"] == "delivery").sum() >= 4  # metadata travels with the hits
+    many = run("search package was lost --k 80", session, hub, corpus_settings)  # more hits than the chart's bars
+    assert many.ok, many.error
+    assert len(many.result.table("hits")) == 80 and len(many.result.charts) == 1
 
     groups = run("clusters --k 3", session, hub, corpus_settings)
     assert groups.ok and len(groups.result.table("rows")) == 120  # every row's group, in the JSON and CSV

@@ -154,7 +154,7 @@ def search(h: SearchHits) -> Result:
     follow = tuple(f"why {q} | #{int(i)}" for q, i in zip(frame["query"], frame["id"]))
     tables = [Table("hits", frame, follow, "why")]  # each hit one click from the tokens that made it close
     shown = first.head(CHART_BARS)
-    shown = shown.assign(label=[_label(i, t) for i, t in zip(first["id"], first["text"])])
+    shown = shown.assign(label=[_label(i, t) for i, t in zip(shown["id"], shown["text"])])
     chart = charts.bars(shown[["label", "score", "rank"]], "label", "score", title="Cosine to the query",
                         sort=list(shown["label"]), tooltip=["label", "rank"])
     return _result("search", text, tables, [Chart("hits", chart)], h.corpus, {"k": h.k})
