@@ -250,14 +250,13 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
             return other
     framed = _framed(line, typed.name if typed is not None else None)
     syntax = COMMAND_SYNTAX.search(line) is not None and not framed  # ("download the vectors of these: A | B")
-    if "|" in line and syntax:
+    if "|" in line and syntax and not _quoted_in_words([line]):  # (quoted texts with words after them are a sentence)
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
     shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"
     if syntax and not shaped:
         return None
-    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None and first != typed.name
-                      else None)  # (a command's other name starts a sentence about it: "atlas of the news corpus")
+    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None)
     if read.line is None:
         return None
     if read.follow_up and not syntax:

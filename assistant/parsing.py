@@ -33,6 +33,9 @@ def parse(line: str, table: Mapping[str, Command], settings: Settings | None = N
         raise UserError("Type a command, for example `compare A cat sat. | A kitten sat.`, or `help` for the list.")
     verb_word, _, rest = stripped.partition(" ") if " " in stripped else (stripped, "", "")
     verb_word = verb_word.split("\t")[0]
+    if verb_word.endswith(":") and verb_word[:-1].lower() in table:  # "sim: A | B"
+        stripped = verb_word[:-1] + stripped[len(verb_word):]
+        verb_word = verb_word[:-1]
     spec = table.get(verb_word.lower())
     if spec is None:
         close = difflib.get_close_matches(verb_word.lower(), sorted(set(table)), n=3, cutoff=0.6)

@@ -44,6 +44,13 @@ def test_apostrophes_and_dashes_inside_words_are_text():
     assert inv.texts == ["One woman's ankle -- measured.", "A well-known fact"]
 
 
+def test_a_verb_typed_with_a_colon_is_the_verb():
+    inv = parse("sim: good morning | good night", TABLE)
+    assert (inv.verb, inv.texts) == ("compare", ["good morning", "good night"])
+    with pytest.raises(UserError, match="Unknown command"):
+        parse("simm: good morning | good night", TABLE)
+
+
 def test_aliases_map_to_the_command():
     assert p("sim a | b").verb == "compare"
     assert p("?").verb == "help"

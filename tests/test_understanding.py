@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh23": (0.92, 0.87), "fresh22": (0.96, 0.92),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh24": (0.95, 0.90), "fresh23": (0.95, 0.93),
+          "fresh22": (0.96, 0.92),
           "fresh21": (0.96, 0.93), "fresh20": (0.96, 0.93),
           "fresh19": (0.93, 0.87),
           "fresh18": (0.94, 0.86),
@@ -502,6 +503,27 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["help"], "tell me more about rollout", "help rollout"),
     ([], "history pls", "history"),
     ([], "top 3 matches for refund pls", "search refund --k 3"),
+    # quoted texts with words after them; a row asked about after a search
+    ([], 'GloVe vs model for "seal" in "The seal swam away." | "Please seal it." - use the sum of all layers',
+     "static seal | The seal swam away. | Please seal it. --strategy sum-all"),
+    (["search package never arrived"], "why did #41 come up as the top hit?", "why package never arrived | #41"),
+    # single words quoted inside a quoted sentence are not texts; "word averages" names no word
+    ([], "Does any attention head link 'it' to 'animal' in \"The animal was tired because it ran.\"?",
+     "attend The animal was tired because it ran."),
+    ([], "With GloVe word averages, how similar are 'I enjoy cooking' and 'I like to cook'?",
+     "static I enjoy cooking | I like to cook"),
+    # follow-ups: "what if", an option's own name around its change, how to use this one
+    (["benchmark --data stsb-test"], "what if the paraphrase cutoff is 3?", "benchmark --data stsb-test --threshold 3"),
+    (["vocab --n 2000"], "switch the projection to umap", "vocab --n 2000 --method umap"),
+    (["selfattn The sky is blue."], "how am I supposed to use this one properly?", "help selfattn"),
+    # corpora: "on those tweets", a column that "is" one, "as NAME", "the encoding for NAME", "that corpus", a file
+    (["corpus load tweets.csv --name tweets"], "probe POS on those tweets", "probe --task pos --corpus tweets"),
+    ([], 'load products.parquet, the text column is "description"',
+     "corpus load products.parquet --column description"),
+    ([], 'load news.tsv as "news" with mean pooling', "corpus load news.tsv --name news --pool mean"),
+    ([], "cancel the encoding for abstracts", "corpus stop abstracts"),
+    (["corpus load scratch.csv --name scratch", "clusters"], "ok remove that corpus", "corpus drop scratch"),
+    ([], "i want to analyse my own texts, here is the file: lyrics.txt", "corpus load lyrics.txt"),
     # a question's own words are no text, whatever stays after its asking words
     (["attend The boy ate the apple."],
      "what does [CLS] end up drawing on once you roll the attention out through the layers?",

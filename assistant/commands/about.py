@@ -151,6 +151,7 @@ class Tokenize(Command[Any, Tokens]):
         'how is "A" tokenized?',
         'split "A" into tokens',
         'what are the word pieces of "A"?',
+        'wordpiece breakdown of "A"',
         'show me the token ids of "A"',
         'how does the tokenizer break up "A"?',
         'how many tokens is "A"?',

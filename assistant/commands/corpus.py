@@ -67,7 +67,7 @@ ACTION_WORDS = {
 
 
 #: Words that ask to load a file, and what such a question with a file name adds to ``corpus``'s score.
-LOADING = re.compile(r"\b(?:load|import|upload|open|read|ingest|encode|index)\b", re.I)
+LOADING = re.compile(r"\b(?:load|import|upload|open|read|ingest|encode|index|here(?:'s| is) (?:the|my) file)\b", re.I)
 LOAD_BONUS = 0.3
 
 

@@ -34,7 +34,7 @@ MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:(?:fast\s+
 INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: A quoted name beside the word for what it names ("the 'body' column", "the column "abstract"", "the corpus
 #: 'support'"): a name, not a text; its quotes are dropped.
-_NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+)[\"'“‘]([\w-]+)[\"'”’]"
+_NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+(?:is\s+)?|\bload\s+\S+\s+as\s+)[\"'“‘]([\w-]+)[\"'”’]"
                           r"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+(?:column|field|corpus|dataset)\b)", re.I)
 #: Two rows of the corpus said in words ("rows 12 and 40", "row 3 vs row 7"): the texts ``#12`` and ``#40``. Not a
 #: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
@@ -55,7 +55,8 @@ _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
 _TRAILING_ASKED = re.compile(r"(?:[\s?,:;]+|\s+(?:only|please|pls|thanks|also|too))+$", re.I)
 TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
-                         r"from|by|it|this|vectors?|embeddings?)\b)([A-Za-z][\w'-]*)", re.I)
+                         r"from|by|it|this|vectors?|embeddings?|averages?|averaging|level|mode)\b)([A-Za-z][\w'-]*)",
+                         re.I)
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
 #: Words that ask rather than carry: stripped from the ends of an unquoted question before its texts

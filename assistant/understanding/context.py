@@ -25,7 +25,8 @@ from tools.core.text import code
 from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
-_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|same|try|also|then|again|ok|okay|instead|this time|"
+_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|try|also|then|again|ok|okay|instead|"
+                        r"this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
                         r"more|fewer|less|change|set|"
                         r"make it|show it|"
@@ -57,7 +58,8 @@ _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|re
                             r"original|usual|starting)\s+model\b", re.I)
 #: "how does that command work?", "what options does this command take?": `help` of the last command.
 _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|what\s+else)\b.*\b(?:that|this|the\s+"
-                           r"(?:last|previous))\s+command\b|\b(?:that|this)\s+command\W+(?:how|options?|usage)\b",
+                           r"(?:last|previous))\s+command\b|\b(?:that|this)\s+command\W+(?:how|options?|usage)\b|"
+                           r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
                            re.I)
 #: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
 _IT = re.compile(r"\bit\b", re.I)
@@ -210,6 +212,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if not said.options:  # "back to tokens" after `project ... --level sentences`
         said = _other_choice(said.rest, before, spec)
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
+    named_as = {w for o in spec.options for w in spoken.option_names(spec, o) if w.isalpha()}  # "switch the projection"
+    leftover = " ".join(w for w in leftover.split() if w.lower().strip(",.?!") not in named_as)
     # "that with 'a bird'", "add a third one: The milk has gone sour."
     adding = (read.given or ":" in read.rest) and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")

@@ -108,6 +108,9 @@ def texts_for(spec: Command, slots: Slots, table: Mapping[str, Command]) -> list
     if spec.texts.least == 0 and not slots.given:
         return []  # a command that needs no text takes only quoted ones, never the question's own words
     texts = list(slots.texts)
+    if slots.quoted and not spec.texts.word_first and any(" " in t for t in texts):  # "does 'it' attend to ... in 'A'?"
+        texts = [t for t in texts if " " in t or not any(re.search(rf"\b{re.escape(t)}\b", s, re.I)
+                                                         for s in texts if " " in s)]
     if spec.texts.most == 1 and not slots.quoted and slots.payload:
         return [slots.payload]  # one text: "and" inside it is part of it
     return texts if spec.texts.most is None else texts[:spec.texts.most]

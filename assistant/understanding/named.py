@@ -55,7 +55,7 @@ def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
 
 #: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
-                       r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\bit\b",
+                       r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\b(?:it|that\s+corpus)\b",
                        re.I)
 
 

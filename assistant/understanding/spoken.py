@@ -99,10 +99,10 @@ def read(text: str, spec: Command, own_model: str | None = None,
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
         keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
     named = [o for o in spec.options if _counts(o) and o.name not in found and o.name != count_option(spec)
-             and any(_pattern(rf"\b{w}\b").search(text) for w in _names(spec, o))]
+             and any(_pattern(rf"\b{w}\b").search(text) for w in option_names(spec, o))]
     whole = [m for m in _pattern(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
     if len(named) == 1 and len(whole) == 1:  # "a different seed for the baseline, say 11": the one number left
-        word = min(m.start() for w in _names(spec, named[0]) if (m := _pattern(rf"\b{w}\b").search(text)))
+        word = min(m.start() for w in option_names(spec, named[0]) if (m := _pattern(rf"\b{w}\b").search(text)))
         keep(named[0], whole[0].group(0), (min(word, whole[0].start()), max(word, whole[0].end())))
     for option in spec.options:
         if option.is_flag:
@@ -140,7 +140,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
     for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
         implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
         if implied and option.name not in found and any(
-                _pattern(rf"\b{word}\b").search(text) for word in _names(spec, option)):
+                _pattern(rf"\b{word}\b").search(text) for word in option_names(spec, option)):
             found[option.name] = implied[0]
     rest, last = text, len(text)
     for start, end in sorted(cuts, reverse=True):  # a cut inside another ("with truncation at 8") goes once
@@ -159,13 +159,14 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
     every pattern try every position)."""
     out = []
     # "seed 5 and 100 sentences": a number after "and" that another option's name follows is that option's
-    others = "|".join(sorted({w for o in spec.options if _counts(o) for w in _names(spec, o)}, key=len, reverse=True))
+    others = "|".join(sorted({w for o in spec.options if _counts(o) for w in option_names(spec, o)}, key=len,
+                             reverse=True))
     for option in sorted(spec.options, key=lambda o: -len(o.name)):
         if not _counts(option):
             continue
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
-        for word in _names(spec, option):
+        for word in option_names(spec, option):
             before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
                               rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))"
                               r"(?<!\bone(?=\s+(?:won|wins|was|is|came|got)\b))")  # not "why the top one won"
@@ -187,13 +188,13 @@ def back_to_default(text: str, spec: Command) -> Spoken:
             found.options[option.name] = "default"
             found.rest = _pattern(ALONE).sub(" ", found.rest)
             continue
-        names = "|".join(_names(spec, option)[:2])
+        names = "|".join(option_names(spec, option)[:2])
         said = _pattern(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else ""))
         if said.search(found.rest):  # ("all the layers again", where every layer is the default)
             found.options[option.name] = "default"
             found.rest = said.sub(" ", found.rest)
     for option in spec.options if found.options else ():  # "back to all layers and all heads"
-        names = "|".join(_names(spec, option)[:2])
+        names = "|".join(option_names(spec, option)[:2])
         also = _pattern(rf"\b(?:and|,|of|in|across|for)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b")
         if option.name not in found.options and also.search(found.rest):
             found.options[option.name] = "default"
@@ -221,15 +222,14 @@ def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
 
 
 def _known(text: str, names: Sequence[str]) -> tuple[str, tuple[int, int]] | None:
-    """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews"; not "find reviews about
-    ..." nor "reviews.csv"), and where, with the words that lead into it."""
+    """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews", "the amazon one"; not "find
+    reviews about ..." nor "reviews.csv"), and where, with the words that lead into it."""
     said = [n for n in sorted(names, key=len, reverse=True) if n.lower() not in NOT_NAMES]
     if not said:
         return None
-    # one pattern for the conversation's names, left to re's own bounded cache (:func:`_pattern` keeps every
-    # pattern it is given, and visitors' corpus names are not a fixed set)
-    alts = "|".join(map(re.escape, said))  # ("search the amazon one for X")
-    m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+)?|\bthe\s+(?=(?:{alts})\s+one\b))({alts})(?![\w-]|\.\w)", text, re.I)
+    alts = "|".join(map(re.escape, said))  # (re's own bounded cache: visitors' corpus names are not a fixed set)
+    m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+|those\s+|these\s+)?|\bthe\s+(?=(?:{alts})\s+one\b))({alts})"
+                  r"(?![\w-]|\.\w)", text, re.I)
     if m is None:
         return None
     return next(n for n in said if n.lower() == m.group(1).lower()), _with_lead(text, m.start(1), m.end(1))
@@ -300,7 +300,7 @@ def _values(spec: Command, option: Option) -> tuple[str, ...]:
     return tuple(v for v in listed.group(1).split("|") if re.fullmatch(r"[a-z][a-z0-9_-]*", v)) if listed else ()
 
 
-def _names(spec: Command, option: Option) -> tuple[str, ...]:
+def option_names(spec: Command, option: Option) -> tuple[str, ...]:
     return _all_names(spec)[option.name]
 
 
@@ -340,7 +340,7 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     the spans ``inside`` (where a longer choice is said). A choice that is the command's own name ("rollout") is
     the command said, unless the option's name is said too ("method rollout") or a spoken form ("plain rollout")."""
     bare = choice == getattr(spec, "name", "") and not _pattern(rf"\b{option.name}\b").search(text)
-    names = "|".join(_names(spec, option))
+    names = "|".join(option_names(spec, option))
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
@@ -357,7 +357,7 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
 def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[int, int]:
     """The match widened to a word naming its option within :data:`WINDOW` characters, if any."""
     start, end = m.span()
-    for word in _names(spec, option):
+    for word in option_names(spec, option):
         for n in _pattern(rf"\b{word}s?\b").finditer(text):
             if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW:
                 return min(start, n.start()), max(end, n.end())

@@ -38,7 +38,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "data": ("split", "set", "data", "on"),
     "padding": ("padding", "pad", "padded", "pad to"),
     "format": ("format", "as"),
-    "basis": ("basis", "from", "space", "against"),
+    "basis": ("basis", "from", "space", "against", "fit(?:ted)? on"),
 }
 #: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
 VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -117,7 +117,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"documents|selection|points|map)\b)(?P<v>[\w-]+)\s+for\b",  # "search the reviews for X"
                r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
-               r"\b(?:encoding|loading|progress)\s+of\s+(?:the\s+)?(?P<v>[\w-]+)",
+               r"\b(?:encoding|loading|progress)\s+(?:of|for)\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:stop|cancel|abort|halt|pause)\s+(?:encoding|loading|indexing)\s+(?:the\s+)?(?!it\b|that\b|this\b)"
                r"(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
@@ -129,14 +129,16 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
               r"(?:the\s+|its\s+|their\s+|these\s+|those\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
-    "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b",
+    "column": (r"\b(?:the|its|a)\s+(?P<v>[\w-]+)\s+(?:column|field)\b(?!\s+is\b)",
+               r"\b(?:column|field)\s+is\s+(?:called\s+|named\s+)?(?P<v>[\w-]+)",
                r"\b(?:in|from|under)\s+(?:the\s+)?(?:column|field)\s+(?!called\b|named\b)(?P<v>[\w-]+)",
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
                r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
     "address": (r"(?P<v>ray://[\w.:-]+)",),
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
              r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
-             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)"),
+             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)",
+             r"\bload\s+\S+\.\w+\s+as\s+(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
 }
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
