@@ -119,6 +119,8 @@ def execute(
         result = run_limited(TABLE[inv.verb].run, ctx, inv, settings.time_limit_s)
         result = stamped(limit_charts(result, settings.max_chart_rows), start)
     except UserError as exc:
+        if verb and not routed:  # a typed line that ran and failed: "what about layer 2?" after a layer out of
+            session.tried = ran  # range changes it (a failed reading of a question is dropped: it was a guess)
         read_as = ran if routed and ran != line.strip() else ""  # shown as "Read as", one click from editing
         return Reply(line, error=str(exc), command=verb, interpreted_as=read_as, routed=routed,
                      suggestions=corrected(ran, exc.fixes), read_because=because if read_as else "")
@@ -134,6 +136,7 @@ def execute(
     for f in dataclasses.fields(session):  # the handler finished in time: keep what it changed
         if f.init:
             setattr(session, f.name, getattr(work, f.name))
+    session.tried = ""
     session.remember(ctx.ran or ran, result)  # the turn for history, again and export (a question: its command)
     return Reply(line, result=result, command=verb, interpreted_as=ran, routed=routed, suggestions=offered,
                  read_because=because if routed else "")

@@ -73,6 +73,7 @@ class Session:
     uploads: tuple[str, ...] = ()  # files this visitor uploaded (benchmark data, corpora)
     corpus: str = ""  # the corpus `corpus use` chose ("" = the only one, or ask)
     turns: list[Turn] = field(default_factory=list)  # the answered commands, for `history`, `again` and `export`
+    tried: str = ""  # a typed command that ran after the last answered one and failed: what a follow-up changes
     base_url: str = ""  # the address the page was opened at, for permalinks ("" = relative links)
     id: str = ""  # the conversation's id, made on first use (see `key`) or given back by a reloaded page
     page: str = ""  # this page's own id, made on first use (see `page_key`)

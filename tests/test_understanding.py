@@ -261,6 +261,17 @@ def test_a_question_without_texts_says_what_it_needs(run):
     assert reply.suggestions and all(parse(s, TABLE) for s in reply.suggestions)
 
 
+def test_a_follow_up_changes_a_command_that_failed(run):
+    from assistant.session import Session
+
+    session = Session()
+    failed = run("attend The cat sat on the mat. --layer 99", session)
+    assert not failed.ok and "out of range" in failed.error
+    fixed = run("what about layer 2?", session)
+    assert fixed.ok and fixed.interpreted_as == "attend The cat sat on the mat. --layer 2"
+    assert session.tried == "" and session.history[-1] == fixed.interpreted_as
+
+
 def test_follow_ups_in_words_change_the_previous_command(run):
     session = Session()
     first = run("show the attention of 'the cat sat on the mat' at layer 1", session)

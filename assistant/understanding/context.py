@@ -166,7 +166,7 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
 
 def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change."""
-    history = list(session.history)
+    history = [*session.history, *([session.tried] if session.tried else [])]  # a failed last command too
     while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
         history.pop()  # "now the same comparison on this model": the command before the switch
     try:
