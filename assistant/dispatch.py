@@ -265,13 +265,14 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if read.follow_up and not syntax:
         return read  # "why that answer?" after `mask`: a change to the last command, not `why`
     same = typed is not None and read.line.split()[0] == typed.name
-    if same and typed is not None and typed.texts.most == 0 and only_filler(line.split(None, 1)[-1]):
+    takes_none = typed is not None and typed.texts.most == 0
+    if same and takes_none and only_filler(line.split(None, 1)[-1]):
         return read  # "history pls"
-    if same and (shaped or " --" in read.line or (typed.texts.most == 0 and _DEFINITE.search(line))):
+    if same and (shaped or " --" in read.line or (takes_none and _DEFINITE.search(line))):
         return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):
         return read  # (a reading with options said in words: "compare minilm and mpnet on the STS benchmark")
-    if not syntax and typed is not None and typed.texts.most == 0 and REFERS_BACK.search(line) is not None:
+    if not syntax and takes_none and REFERS_BACK.search(line) is not None:
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     return None
 

@@ -69,7 +69,7 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
         return False
     if first.lower().rstrip(",.!") in slots.ASKING:  # "ok back to the pair": a word of a sentence, not a typo of `tok`
         return True
-    if any(first.lower() in getattr(o.type, "choices", ()) for spec in table.values() for o in spec.options):
+    if any(first.lower() in o.choices for spec in dict.fromkeys(table.values()) for o in spec.options):
         return True  # "umap scatter of ...": a choice's name (umap, pca, cls) starts a sentence, not a typo of `map`
     return not difflib.get_close_matches(first.lower(), list(table), n=1, cutoff=0.8)
 
@@ -122,8 +122,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return alone
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows, settings.router_path)
-    typed = next((typed for r in routing.ranked if r.spec.name == typed  # the command it starts with, if close
-                  and routing.best.score - r.score <= RUNNER_UP), None)
+    close = any(r.spec.name == typed and routing.best.score - r.score <= RUNNER_UP for r in routing.ranked)
+    typed = typed if close else None  # the command the line starts with, when its reading is close behind
     opening = not session.history and routing.best.score < router.MIN_OPENING  # an off-topic first question
     if (not routing.found or opening) and typed is None:
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
