@@ -195,10 +195,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     read = slots.read(question)
     before = parse(previous, table, settings)
     swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
-    another = _starts_with_another(question, spec, table) or (read.quoted and (_names_another(read.rest, spec, table)
-                                                                               or (not spec.texts.word_first
-                                                                                   and _a_word_of(read, question,
-                                                                                                  before.texts))))
+    own_word = not spec.texts.word_first and _a_word_of(read, question, before.texts)  # "the word 'pitch' in both"
+    another = _starts_with_another(question, spec, table) or (read.quoted and (
+        _names_another(read.rest, spec, table) or own_word))
     if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
