@@ -539,6 +539,20 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["attend The boy ate the apple."],
      "what does [CLS] end up drawing on once you roll the attention out through the layers?",
      "rollout The boy ate the apple."),
+    # corpora the conversation named: "the NAME" for a command without texts, "the NAME encoding"; "text column X"
+    (["corpus load a.csv --name forum", "corpus load b.txt --name poems"], "group the poems into six topics",
+     "clusters --k 6 --corpus poems"),
+    (["corpus load huge_dump.csv --name dump"], "stop the dump encoding, wrong file", "corpus stop dump"),
+    ([], "load jobs.csv, text column summary", "corpus load jobs.csv --column summary"),
+    # a question before a text with a blank; a list of models grows
+    ([], "what would it guess? The [MASK] barked at the mailman.", "mask The [MASK] barked at the mailman."),
+    (["benchmark --models minilm,bert-small"], "throw mpnet in as well", "benchmark --models minilm,bert-small,mpnet"),
+    # the previous command's own flag said first, with more asked after it
+    (["mask The chef burned the [MASK]."], "why did it go with that? what did it look at?",
+     "mask The chef burned the [MASK]. --why"),
+    # a static position named in words
+    ([], "how far does each token move from its static input vector to its contextual one in 'Time heals.'?",
+     "project Time heals. --level tokens --basis vocab"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

@@ -53,6 +53,8 @@ _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
 _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
+#: A question asked before a text with a blank and no other question after it: the text is what follows, as typed.
+_ASKED_THEN_BLANK = re.compile(r"^[^?\[_<]*\?\s+(?=[^?]*(?:\[mask\]|<mask>|(?<!\w)_+(?!\w)))", re.I)
 #: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
 _TRAILING_ASKED = re.compile(r"(?:[\s?,:;]+|\s+(?:only|please|pls|thanks|also|too))+$", re.I)
 TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
@@ -200,6 +202,8 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()
     if ":" in part:  # "tokens of: The fox ran." - the text after the colon, as typed
         return blanks_to_mask(_TRAILING_ASKED.sub("", part.split(":", 1)[1].strip()))
+    if (asked := _ASKED_THEN_BLANK.search(part)) is not None:  # "what goes in the masks here? [MASK] is ..."
+        return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
     return blanks_to_mask(_TRAILING.sub("", strip_asking(part, asking).strip()))
 
 

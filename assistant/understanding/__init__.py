@@ -4,7 +4,7 @@
   model: semantic search and a classifier); ``examples``: those asked questions (``asked/*.jsonl``).
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
-  (how an option, a choice, a name, a flag or a number is said).
+  (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one");

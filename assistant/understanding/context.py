@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import assistant.understanding.fill as fill
 import assistant.understanding.named as named
+import assistant.understanding.numbers as numbers
 import assistant.understanding.spoken as spoken
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
@@ -204,8 +205,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     said.options.update(carried(question, spec, before, session, settings))  # "on my corpus", "the next layer"
     if list(said.options) == ["corpus"] and named.SWITCH.search(question):
         return None  # "go back to reviews": another corpus to use, not this command on it
-    if _ADDS.search(read.rest):  # "add cls and max too", "include bert-small": a list grows
-        said.options.update(_grown(said.options, before, spec, session.model or settings.model))
+    grown = _grown(said.options, before, spec, session.model or settings.model) if _ADDS.search(read.rest) else {}
+    said.options.update(grown)  # "add cls and max too", "include bert-small", "throw bert-base in too": a list grows
     reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     if not said.options:  # "back to tokens" after `project ... --level sentences`
@@ -215,11 +216,16 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     leftover = " ".join(w for w in leftover.split() if w.lower().strip(",.?!") not in named_as)
     # "that with 'a bird'", "add a third one: The milk has gone sour."
     adding = (read.given or ":" in read.rest) and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))
+    # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
+    first = plain.split(None, 1)[0].lower().strip("?!.,") if plain.strip() else ""
+    own_flag = not read.quoted and getattr(spec.option(first), "is_flag", False)
+    if own_flag:
+        said.options.setdefault(first, "")
     # a word pointing back, an option said and nothing else: a change to the last reply ("show those in glove space")
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
     if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
-            and not points_back and not swap:
+            and not points_back and not swap and not (grown and not read.quoted) and not own_flag:
         return None
     texts: list[str] = []
     if adding:
@@ -233,7 +239,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
     had = option_values(before, spec)
-    number = spoken.number_in(read.rest) if not said.options and not texts else None
+    number = numbers.number_in(read.rest) if not said.options and not texts else None
     if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
     if not said.options and not texts or spec.texts.most is not None and len(texts) > spec.texts.most:

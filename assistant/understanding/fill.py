@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 import assistant.commands.slots as slots_mod
+import assistant.understanding.numbers as numbers
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import Slots
@@ -54,7 +55,7 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
 
 def only_filler(text: str) -> bool:
     """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), and numbers."""
-    return all(w in FILLER or spoken.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
+    return all(w in FILLER or numbers.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
 
 
 def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | None:

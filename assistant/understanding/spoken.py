@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from assistant.commands.base import Command
 from assistant.commands.options import Number, Option, ParamType
 from assistant.commands.slots import INT8, MODEL, model_name
+from assistant.understanding.numbers import in_digits
 from assistant.understanding.words import (
     ALONE,
     BETWEEN,
@@ -34,11 +35,8 @@ from assistant.understanding.words import (
     NOT_NAMES_AT_END,
     NUMBER,
     OPTION_WORDS,
-    ORDINALS,
     RATHER,
     RESET,
-    TENS,
-    UNITS,
     VALUE_WORDS,
 )
 from tools.models.names import FAST_SUFFIX
@@ -85,10 +83,10 @@ def read(text: str, spec: Command, own_model: str | None = None,
         for pattern in patterns:
             for m in pattern.finditer(text):
                 if m.re.groupindex.get("mid") and m.group("mid"):  # "500 stsb-dev pairs": the middle stays
-                    keep(option, _number(m.group(1)), _with_lead(text, m.start(), m.start("mid")),
+                    keep(option, in_digits(m.group(1)), _with_lead(text, m.start(), m.start("mid")),
                          (m.end("mid"), m.end()))
                 else:
-                    keep(option, _number(m.group(1)), _with_lead(text, *m.span()))
+                    keep(option, in_digits(m.group(1)), _with_lead(text, *m.span()))
     for option in spec.options:  # a value said by a name of its own ("the embedding layer": layer 0)
         for said, value in VALUE_WORDS.get(option.name, ()):
             if m := _pattern(said).search(text):
@@ -129,7 +127,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
                 keep(option, ",".join(names) if several else names[-1],
                      _with_lead(text, first.start(), named[-1].end()))
         else:
-            if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()))
+            if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()), no_texts)
                     or (_at_end(text, option) if no_texts else None)) is not None:
                 keep(option, *named)
             if option.name not in found and not option.type.numeric and (said := _said(text, spec, option)):
@@ -221,14 +219,16 @@ def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
-def _known(text: str, names: Sequence[str]) -> tuple[str, tuple[int, int]] | None:
-    """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews", "the amazon one"; not "find
-    reviews about ..." nor "reviews.csv"), and where, with the words that lead into it."""
+def _known(text: str, names: Sequence[str], no_texts: bool = False) -> tuple[str, tuple[int, int]] | None:
+    """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews", "the amazon one", "the logs
+    encoding"; not "find reviews about ..." nor "reviews.csv"), and where, with the words that lead into it. For a
+    command that reads no texts, "the NAME" anywhere is that name too ("cluster the tweets into ten groups")."""
     said = [n for n in sorted(names, key=len, reverse=True) if n.lower() not in NOT_NAMES]
     if not said:
         return None
     alts = "|".join(map(re.escape, said))  # (re's own bounded cache: visitors' corpus names are not a fixed set)
-    m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+|those\s+|these\s+)?|\bthe\s+(?=(?:{alts})\s+one\b))({alts})"
+    the = r"\bthe\s+" if no_texts else rf"\bthe\s+(?=(?:{alts})\s+(?:one|encoding|corpus|dataset)\b)"
+    m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+|those\s+|these\s+)?|{the})({alts})"
                   r"(?![\w-]|\.\w)", text, re.I)
     if m is None:
         return None
@@ -367,32 +367,6 @@ def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[
 def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
     lead = _pattern(rf"{LEAD}$").search(text[:start])
     return (lead.start() if lead else start), end
-
-
-def is_number(word: str) -> bool:
-    """Whether ``word`` is a number in digits or words ("12", "ten", "twenty-five")."""
-    return _pattern(rf"{NUMBER}").fullmatch(word) is not None
-
-
-def number_in(text: str) -> str | None:
-    """The one number ``text`` says, in digits ("show ten per layer": 10), or None (none, or several)."""
-    found = _pattern(rf"(?<![\w.,-]){NUMBER}(?![\w-])").findall(text)
-    return _number(found[0]) if len(found) == 1 else None
-
-
-def _number(raw: str) -> str:
-    """A number said in digits or words ("twelve", "twenty-five", "two hundred", "2,000", "third") in digits."""
-    words = re.split(r"[\s-]+", raw.lower())
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):  # "2,000"
-        return raw.replace(",", "")
-    if words[-1] in ("hundred", "thousand"):
-        times = 1 if words[0] in ("a", "one") else UNITS.index(words[0])
-        return str(times * (100 if words[-1] == "hundred" else 1000))
-    if words[0] in ORDINALS:
-        return str(ORDINALS[words[0]])
-    if words[0] in TENS:
-        return str(TENS[words[0]] + (UNITS.index(words[1]) if len(words) > 1 else 0))
-    return str(UNITS.index(words[0])) if words[0] in UNITS else raw
 
 
 def _overlaps(span: tuple[int, int], cuts: list[tuple[int, int]]) -> bool:

@@ -93,7 +93,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
     "special": ("special tokens?",),
-    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:rows?|embeddings?|vectors?)"),
+    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)"),
     "html": ("html",),
     "markdown": ("markdown", "md"),
 }
@@ -133,7 +133,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:column|field)\s+is\s+(?:called\s+|named\s+)?(?P<v>[\w-]+)",
                r"\b(?:in|from|under)\s+(?:the\s+)?(?:column|field)\s+(?!called\b|named\b)(?P<v>[\w-]+)",
                r"\b(?:column|field)\s+(?P<v>[\w-]+)\s+as\s+(?:the\s+)?text",
-               r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)"),
+               r"\b(?:column|field)\s+(?:called|named)\s+(?P<v>[\w-]+)",
+               r"\btext\s+(?:column|field)\s+(?!is\b|was\b|called\b|named\b)(?P<v>[\w-]+)"),
     "address": (r"(?P<v>ray://[\w.:-]+)",),
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
              r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
