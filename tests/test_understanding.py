@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh24": (0.95, 0.90), "fresh23": (0.95, 0.93),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh25": (0.93, 0.88), "fresh24": (0.96, 0.93),
+          "fresh23": (0.95, 0.93),
           "fresh22": (0.96, 0.92),
           "fresh21": (0.96, 0.93), "fresh20": (0.96, 0.93),
           "fresh19": (0.93, 0.87),
