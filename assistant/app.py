@@ -31,6 +31,7 @@ from assistant.mcp_server import tools as agent_tools
 from assistant.memory import limit_arenas
 from assistant.render.html import reply_payload
 from assistant.render.starters import starters_html
+from assistant.render.tables import shown
 from assistant.render.terminal import write_downloads
 from assistant.render.vega import bundle_path
 from assistant.session import Session
@@ -307,8 +308,9 @@ def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
     if reply.result is None:
         return gr.update(), gr.update()
     r = reply.result
-    table = gr.update(value=r.tables[0].frame, label=f"Full table: {r.tables[0].name} (click a header to sort)") \
-        if r.tables else gr.update(value=pd.DataFrame(), label="The latest reply has no table")
+    first = r.tables[0] if r.tables else None  # its floats shown as the reply's tables show them, sorted by value
+    table = gr.update(value=shown(first.frame), label=f"Full table: {first.name} (click a header to sort)") \
+        if first is not None else gr.update(value=pd.DataFrame(), label="The latest reply has no table")
     return table, write_downloads(r, session.downloads_dir(fresh=True))
 
 

@@ -281,4 +281,9 @@ def test_the_side_panel_shows_the_replys_main_table_and_mask_is_offered_only_whe
     ask(page, "tokenize Unbelievable results")  # tables: tokens, then round trip
     page.wait_for_function("document.querySelector('#full-table').innerText.includes('Full table: tokens')",
                            timeout=30_000)
+    ask(page, "compare A cat sat on the mat. | A kitten sat on the rug. | Stocks fell sharply today.")
+    page.wait_for_function("document.querySelector('#full-table').innerText.includes('Full table: similarity')",
+                           timeout=30_000)
+    shown = page.locator("#full-table").inner_text()
+    assert re.search(r"\b0\.\d{4}\b", shown) and not re.search(r"\d\.\d{6,}", shown)  # 4 decimals, as in the reply
     page.close()

@@ -6,6 +6,7 @@ import html
 import uuid
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from tools.core.text import shorten
 
@@ -17,6 +18,13 @@ def number(value: float) -> str:
     """A table cell's float: 4 decimals, or 3 significant digits when that would show a small value as 0.0000
     (selfattn's 2.4e-07 differences, why's tiny contributions)."""
     return f"{value:.2e}" if value != 0 and abs(value) < 5e-4 else f"{value:.4f}"
+
+
+def shown(frame: pd.DataFrame) -> Styler:
+    """``frame`` for a sortable table on the page: its floats shown as :func:`number` writes them, its values (and so
+    its sort order and its downloads) unchanged."""
+    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
+    return frame.style.format(number, subset=floats, na_rep="")
 
 
 def table_html(frame: pd.DataFrame, css: str = "reply-table", exact: bool = False) -> str:
