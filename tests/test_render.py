@@ -113,3 +113,19 @@ def test_a_small_number_in_a_table_is_not_shown_as_zero():
 
     assert number(2.37e-07) == "2.37e-07" and number(-3e-05) == "-3.00e-05"
     assert number(0.0) == "0.0000" and number(0.80662) == "0.8066" and number(-0.5) == "-0.5000"
+
+
+def test_the_side_panels_table_rounds_as_the_reply_does_and_keeps_large_tables_whole():
+    """The page's sortable full table shows 4 decimals (and small values in 3 significant digits), keeps the order
+    of the values, and takes a table of 300,000 rows (past what a pandas Styler formats)."""
+    import gradio as gr
+
+    from assistant.render.tables import shown
+
+    frame = pd.DataFrame({"text": ["a", "b", "c"], "share": [1 / 3, 0.225, 2.37e-07], "n": [1, 2, 3]})
+    got = shown(frame)
+    assert got["share"].tolist() == [0.3333, 0.225, 2.37e-07] and got["n"].tolist() == [1, 2, 3]
+    assert frame["share"][0] == 1 / 3  # the reply's own table (and its downloads) keep every digit
+    big = pd.DataFrame({"x": np.linspace(0, 1, 300_000), "word": ["w"] * 300_000})
+    value = gr.Dataframe(interactive=False).postprocess(shown(big))
+    assert len(value.data) == 300_000 and value.data[150_000][0] == round(150_000 / 299_999, 4)
