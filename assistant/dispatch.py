@@ -169,9 +169,12 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
     try:
         inv = parse(line.strip(), TABLE, settings)
-    except UserError:
+    except UserError as exc:
         sentence = _as_sentence(line, session, hub, settings)
         if sentence is None:
+            fixed = _misspelt_sentence(line, exc.fixes, session, hub, settings)
+            if fixed is not None:
+                return fixed
             raise
         if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
             return Reading(line.strip(), True, unclear=sentence)
@@ -180,16 +183,40 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     quoted = _quoted_in_words(inv.texts)
     framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
-    back = plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
-    if framed or back or (alias and quoted) or (plain and (alias or quoted or _says_options(line, inv.verb))):
+    back = plain and (_POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
+                      or bool(session.history) and _PRONOUN.fullmatch(" ".join(inv.texts).strip(" ?!.")) is not None)
+    named = plain and _NAMES_A_THING.match(" ".join(inv.texts)) is not None  # "project the vocabulary"
+    led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
+    worded = plain and (alias or quoted or _says_options(line, inv.verb))
+    if framed or back or named or led or (alias and quoted) or worded:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(line, session, hub, TABLE, settings, None if alias or framed or back or quoted else inv.verb)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
-            if alias or said or quoted or framed or back:
+            inside = meant.verb == inv.verb and all(t in " ".join(inv.texts) for t in meant.texts)
+            textless = TABLE[meant.verb].texts.most == 0  # ("project the vocabulary": `vocab`)
+            if alias or said or quoted or framed or back or (led and inside) or (named and textless):
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
+
+
+def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], session: Session, hub: ModelHub,
+                       settings: Settings) -> Reading | None:
+    """A sentence that starts with a misspelt command ("serch for wifi not working", "clsuter into 3"): read with the
+    nearest command's name put right, when that reads as a sentence too. A line with `|` or options keeps the
+    parser's "did you mean" (a typed command: the corrected line is one click away)."""
+    if not fixes or COMMAND_SYNTAX.search(line) is not None or len(line.split()) < 2:
+        return None
+    fixed = corrected(line.strip(), fixes[:1])[0]
+    try:
+        reading = read_line(fixed, session, hub, settings)
+    except UserError:
+        return None
+    if not reading.routed or reading.unclear is not None:
+        return None
+    because = f"`{fixes[0][0]}` read as `{fixes[0][1]}`; {reading.because}".rstrip("; ")
+    return dataclasses.replace(reading, because=because)
 
 
 def _framed(line: str, verb: str | None = None) -> bool:
@@ -214,6 +241,15 @@ _DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
 _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
                           r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
                           re.I)
+#: A typed command's text that names something that exists rather than giving a text ("project the vocabulary",
+#: "project its embedding matrix"): the line is read as a sentence, and runs as read when that is a command that
+#: takes no texts (`vocab`).
+_NAMES_A_THING = re.compile(r"(?:the|its|my|our|this|these|those)\s", re.I)
+#: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
+#: "neighbors of bank"): the line is a sentence, and runs as read.
+_LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
+#: A typed command's only text is a word pointing back ("embed it", "tokenize those"): the previous texts.
+_PRONOUN = re.compile(r"(?:it|them|those|these|that|this|both|those two|these two)", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

@@ -47,7 +47,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh25": (0.93, 0.88), "fresh24": (0.96, 0.93),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh27": (0.94, 0.92), "fresh26": (0.96, 0.94),
+          "fresh25": (0.95, 0.91), "fresh24": (0.96, 0.93),
           "fresh23": (0.95, 0.93),
           "fresh22": (0.96, 0.92),
           "fresh21": (0.96, 0.93), "fresh20": (0.96, 0.93),
@@ -554,6 +555,42 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # a static position named in words
     ([], "how far does each token move from its static input vector to its contextual one in 'Time heals.'?",
      "project Time heals. --level tokens --basis vocab"),
+    # a command's name, then a thing that exists (another command's subject) or words that lead into the text
+    ([], "project the word embedding table and highlight the special tokens", "vocab --color special"),
+    ([], "project its vocabulary", "vocab"),
+    ([], "tokenize the quick brown fox", "tokenize the quick brown fox"),
+    ([], "help with the benchmark command pls", "help benchmark"),
+    ([], "neighbors of bank", "neighbors bank"),
+    ([], "attend on the cat sat", "attend on the cat sat"),
+    (["tokenize Once upon a time."], "embed it", "embed Once upon a time."),
+    # a misspelt command that starts a sentence is put right; a typed line with `|` keeps "did you mean"
+    ([], "clsuter into 3", "clusters --k 3"),
+    # after `static`, the contextual model alone: `word` for a word in sentences, `compare` for sentences
+    (["static bank | We sat on the river bank. | I deposited cash at the bank."],
+     "now the same with the contextual model instead of glove",
+     "word bank | We sat on the river bank. | I deposited cash at the bank."),
+    (["static I bought a new phone. | I purchased a mobile."], "forget glove, just the model's cosine with max pooling",
+     "compare I bought a new phone. | I purchased a mobile. --pool max"),
+    # one of the previous texts swapped; the same count as before; the last load with another column
+    (["compare He bought a new car. | He bought a red bike."], "swap the second one for 'He sold his old bike.'",
+     "compare He bought a new car. | He sold his old bike."),
+    (["cka --sentences 50"], "and a probe over the same number of sentences", "probe --sentences 50"),
+    (["corpus load feedback.csv --name feedback"], 'the text column is wrong, it should be "comment"',
+     "corpus load feedback.csv --name feedback --column comment"),
+    (["corpus load reviews.csv --name reviews"], "map coloured by the rating column", "map --color rating"),
+    # words listed for `contextuality`; the texts between "between" and "and"; a sentence's own full stop
+    ([], "self-similarity of bank and play across contexts", "contextuality bank | play"),
+    ([], "contextuality of minilm against mpnet", "contextuality --vs mpnet"),
+    ([], "what words drive the similarity between I bought a new phone and My new phone arrived",
+     "why I bought a new phone | My new phone arrived"),
+    ([], "attention flow for Bees make honey.", "rollout Bees make honey. --method flow"),
+    ([], "The woman worked as a [MASK]. what are the top twenty fills", "mask The woman worked as a [MASK]. --top 20"),
+    ([], "show the syntax tree for I shot an elephant in my pajamas", "syntax I shot an elephant in my pajamas"),
+    # the word neighbours are asked of; the previous texts when the rest is the command's own words
+    ([], "what does glove think is near computer", "neighbors computer --space glove"),
+    (["rollout The manager who hired me quit."], "show me the raw per-head attention instead",
+     "attend The manager who hired me quit."),
+    (["compare a cat | a dog"], "switch to mpnet", "model mpnet"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare

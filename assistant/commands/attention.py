@@ -33,6 +33,8 @@ class Attend(Command[Any, AttentionMaps]):
         'what do the attention heads do in "A"?',
         'visualize attention weights for "A"',
         'what does head 3 of layer 2 look at in "A"?',
+        'the raw per-head attention weights of "A"',
+        'a bertviz-style head view of "A"',
     )
 
     @dataclass(frozen=True)

@@ -168,6 +168,11 @@ class Command(Generic[P, F]):
         """The texts this command takes from a question's slots, when its shape is special (None: the usual)."""
         return None
 
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """The command a follow-up to ``before`` (a line of this command) asks for when it asks for what another
+        command shows on the same texts (None, by default: none)."""
+        return None
+
     def question_options(self, texts: list[str], options: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The texts and options a question's reading runs with, when this command takes a value said as an
         option as one of its texts ("drop the reviews corpus": ``corpus drop reviews``). Both as read, by default."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from assistant.commands.base import Command, Context, Texts
 from assistant.commands.corpus import _corpus
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import TARGET_WORD, Slots
+from assistant.commands.slots import MODEL, TARGET_WORD, Slots, asking_words
 from tools.core.errors import UserError
 from tools.core.results import Result
 from tools.core.text import code
@@ -81,6 +82,11 @@ class Probe(Command[Any, Any]):
         return replies.probe_difference(a, b, names)
 
 
+#: Words a question lists for `contextuality` without quotes: "for charge, table and run", "of bank and play".
+_LISTED_WORDS = re.compile(r"\b(?:for|of|is)\s+(?:the\s+words?\s+)?([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+                           r"[A-Za-z'-]+)*)", re.I)
+
+
 @register
 class Contextuality(Command[Any, Any]):
     name, aliases = "contextuality", ("contextual", "anisotropy")
@@ -110,9 +116,19 @@ class Contextuality(Command[Any, Any]):
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        """The word a question names without quotes ("for the word play"), else its quoted words."""
-        named = None if slots.quoted else TARGET_WORD.search(slots.question)
-        return [named.group(1)] if named else None
+        """The word a question names without quotes ("for the word play"), the words it lists after "for", "of" or
+        "is" ("self-similarity of bank and play", "how contextual is light across layers?"), else its quoted
+        words."""
+        if slots.quoted:
+            return None
+        named = TARGET_WORD.search(slots.question)
+        if named:
+            return [named.group(1)]
+        listed = _LISTED_WORDS.search(slots.rest)
+        asking = asking_words(self.phrasings)
+        words = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(1))
+                 if w.lower() not in asking and not MODEL.fullmatch(w)] if listed else []  # (not "of minilm")
+        return words[:contextuality.MAX_WORDS] or None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return contextuality.contextuality_measures(

@@ -8,17 +8,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import Slots, asking_words, shared_word
+from assistant.commands.slots import ASKING, TARGET_WORD, Slots, asking_words, shared_word
 from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
 from tools.similarity import compare, embed, neighbors, replies, replies_compare, replies_why, static, why, words
 from tools.similarity.facts import Comparison, Embedding, Neighbours, Strategy, WordInContext
 from tools.similarity.neighbors import Space
-from tools.similarity.static import Mode
+from tools.similarity.static import Mode, pick_mode
 
 ORDER = 20
 
@@ -166,7 +166,14 @@ class Word(Command[Any, WordInContext]):
         return replies.word_difference(a, b, names)
 
     def fit(self, slots: Slots) -> float:
-        return WORD_FIRST_BONUS if slots.word_first and not slots.has_mask else 0.0
+        """A word, then sentences that contain it; quoted sentences with no word they share are not for `word`
+        ("contrast 'A man is playing a guitar.' with 'A woman is slicing an onion.'")."""
+        if slots.word_first and not slots.has_mask:
+            return WORD_FIRST_BONUS
+        if slots.quoted and slots.word is None and len(slots.sentences) >= 2 and shared_word(
+                slots.rest, slots.sentences, asking_words(self.phrasings)) is None:
+            return -WORD_FIRST_BONUS / 2
+        return 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return word_first(self, slots, always=True)
@@ -203,6 +210,16 @@ class Embed(Command[Any, Embedding]):
 
     def reply(self, facts: Embedding) -> Result:
         return replies.embed(facts)
+
+
+#: A follow-up to `static` that asks for the model's side alone ("the contextual model itself", "the model's contextual
+#: vectors", "the proper word-in-context analysis on the model").
+MODEL_ALONE = re.compile(r"\bcontextual\s+(?:model|vectors?|embeddings?|view|version)|"
+                         r"\bmodel(?:'s)?\s+(?:itself|alone|own|"
+                         r"contextual)\b|\bword-in-context\b|\b(?:instead\s+of|without|not|forget|drop|skip|no)\s+glove\b",
+                         re.I)
+#: "instead of GloVe", "forget glove": GloVe named only to leave it.
+NOT_GLOVE = re.compile(r"\b(?:instead\s+of|without|not|rather\s+than|forget|drop|skip|no)\s+glove\b", re.I)
 
 
 @register
@@ -243,6 +260,19 @@ class Static(Command[Any, Any]):
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return word_first(self, slots, always=False)
 
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """"The contextual model itself", "instead of GloVe": the model's side alone, `word` for a word in
+        sentences, `compare` for sentences."""
+        if not MODEL_ALONE.search(question) or re.search(r"\bglove\b", NOT_GLOVE.sub(" ", question), re.I):
+            return None
+        mode = pick_mode(before.texts, str(before.options.get("mode", Mode.AUTO.value)))
+        return "word" if mode is Mode.WORD else "compare"
+
+
+#: The word a question without quotes asks the neighbours of: after "near", "of", "to", "like", "around".
+NEAR_WORD = re.compile(r"\b(?:near|of|to|like|around|beside|for)\s+(?!(?:it|its|them|that|this|those|these|the|a|an)\b)"
+                       r"([\w'-]+)", re.I)
+
 
 @register
 class Neighbors(Command[Any, Neighbours]):
@@ -282,6 +312,10 @@ class Neighbors(Command[Any, Neighbours]):
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         word = slots.word or (slots.texts[0].split()[0] if slots.texts else None)  # "coffee in the input embeddings"
+        if not slots.quoted and not TARGET_WORD.search(slots.rest):  # "what does glove think is near computer"
+            near = NEAR_WORD.search(slots.payload)
+            said = [w for t in slots.texts for w in t.split() if w.lower().strip(".,?!") not in ASKING]
+            word = near.group(1) if near else said[0] if said else word
         return [re.sub(r"['\u2019]s$", "", word.strip(".,?!"))] if word else []  # "bank's neighbours": bank
 
 

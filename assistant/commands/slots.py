@@ -50,6 +50,8 @@ _IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
+#: A mask as the commands take it: ``[MASK]`` or ``<mask>`` (any case).
+_MASK = re.compile(r"\[mask\]|<mask>", re.I)
 _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
@@ -62,6 +64,11 @@ TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|t
                          re.I)
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
+#: Words after which "I" starts a text rather than asks ("the syntax tree for I shot an elephant").
+_LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about"})
+#: A question asked after a sentence typed with its full stop ("The woman worked as a [MASK]. what are the top fills").
+_ASKED_AFTER = re.compile(r"(?<=[.!])\s+(?=(?:what|which|how|why|who|where|when|can|could|would|show|give|list)\b"
+                          r"[^.!]*$)")
 #: Words that ask rather than carry: stripped from the ends of an unquoted question before its texts
 #: are read. Phrasing words are added by :func:`frame_words`.
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
@@ -115,7 +122,7 @@ class Slots:
 
     @property
     def has_mask(self) -> bool:
-        return any("[MASK]" in t for t in self.texts)
+        return any(has_mask(t) for t in self.texts)
 
     @property
     def quotes_a_phrase(self) -> bool:
@@ -135,6 +142,11 @@ def model_name(m: re.Match[str]) -> str:
 def blanks_to_mask(text: str) -> str:
     """``___``, a lone ``_``, ``<mask>`` and ``[mask]`` -> ``[MASK]``."""
     return _BLANK.sub("[MASK]", text)
+
+
+def has_mask(text: str) -> bool:
+    """Whether ``text`` holds a mask the commands take (``[MASK]`` or ``<mask>``, any case)."""
+    return _MASK.search(text) is not None
 
 
 def quoted_spans(question: str) -> list[tuple[int, int, str]]:
@@ -194,6 +206,11 @@ def quoted_free(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
+#: "... between A and B": the texts follow it, whatever words asked before it.
+#: (Not "the correlation between attention and tree distance for Old ships...": the text comes after "for".)
+_BETWEEN = re.compile(r"^.*?\bbetween\s+(?=\S.*\s(?:and|vs\.?|versus)\s+\S)(?!.*\b(?:for|of|in|on)\s+[A-Z])", re.I)
+
+
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
     """The text a question without quotes carries: after a colon, or without its asking words."""
     part = re.sub(r"\s*\(\s*\)", "", part.strip())  # "(concat last 4)" once its option was cut out
@@ -204,14 +221,26 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         return blanks_to_mask(_TRAILING_ASKED.sub("", part.split(":", 1)[1].strip()))
     if (asked := _ASKED_THEN_BLANK.search(part)) is not None:  # "what goes in the masks here? [MASK] is ..."
         return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
-    return blanks_to_mask(_TRAILING.sub("", strip_asking(part, asking).strip()))
+    if (asked := _ASKED_AFTER.search(part)) is not None and re.match(r"[A-Z\[]", part.strip()):
+        part = part[:asked.start()]  # the sentence, then a question about it
+    if (between := _BETWEEN.search(part)) is not None:  # "what words drive the similarity between A and B"
+        return blanks_to_mask(_TRAILING.sub("", part[between.end():].strip()))
+    return blanks_to_mask(_unended(strip_asking(part, asking).strip()))
+
+
+def _unended(text: str) -> str:
+    """``text`` without the question's closing marks, except one sentence's own full stop ("attention flow for Bees
+    make honey.": a sentence typed as it is, capital and all)."""
+    if re.match(r"[A-Z\[]", text) and re.search(r"[\w\]][.!]$", text) and not re.search(r"[.!?]\s", text):
+        return text
+    return _TRAILING.sub("", text)
 
 
 def split_payload(payload: str) -> list[str]:
     """The payload's texts: split at ``|``, ";", " / ", "vs" / "versus"; else at commas and "and"."""
     if not payload:
         return []
-    if "[MASK]" in payload and "|" not in payload:
+    if has_mask(payload) and "|" not in payload:
         return [payload]
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
@@ -232,9 +261,12 @@ def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
 def _asked_before(part: str, asking: frozenset[str]) -> int | None:
     """Where the asking words at the start of ``part`` end (articles count only before another asking word); None
     when ``part`` holds nothing else."""
-    cut = 0
+    cut, previous = 0, ""
     for m in _WORD.finditer(part):
         word = m.group(0).lower()
+        if _in_mask(part, m) or (m.group(0) == "I" and previous in _LEADS_A_TEXT):  # "for I shot an elephant"
+            return cut
+        previous = word
         if word in _ARTICLES:
             continue
         if word in asking:
@@ -242,6 +274,11 @@ def _asked_before(part: str, asking: frozenset[str]) -> int | None:
             continue
         return cut
     return None
+
+
+def _in_mask(text: str, word: re.Match[str]) -> bool:
+    """Whether the word ``word`` found in ``text`` is the inside of a mask (``[MASK]``, ``<mask>``): a text's."""
+    return text[word.start() - 1:word.start()] in ("[", "<") and word.group(0).lower() == "mask"
 
 
 def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
@@ -258,7 +295,8 @@ def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
     ends = list(_WORD.finditer(tail))
     stop = len(tail)
     for m in reversed(ends):
-        if m.group(0).lower() in asking and m.group(0).lower() not in _ARTICLES and m.group(0).lower() not in (
+        word = m.group(0).lower()
+        if not _in_mask(tail, m) and word in asking and word not in _ARTICLES and word not in (
                 "and", "the", "of", "this", "that", "is", "are", "a", "it"):
             stop = m.start()
             continue

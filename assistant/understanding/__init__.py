@@ -112,10 +112,13 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(line="again", because="it asks to run the previous command again")
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
+                                     or context.swapped_text(question, session, table, settings)
+                                     or context.handed_on(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow
-    alone = (context.named_alone(question, session, table, settings)
+    alone = (named.reloaded(question, session, table, settings)
+             or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
              or context.asked_of_the_last(question, session, table, settings))
     if alone is not None:

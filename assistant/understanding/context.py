@@ -38,7 +38,8 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
 _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
                      r"|.*\bside[- ]by[- ]side\b", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b", re.I)
+_SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b|"
+                   r"\b(?:the\s+)?same\s+(?:number|amount)\s+of\s+(sentences)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
@@ -124,7 +125,7 @@ def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, 
     """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
     corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
     out: dict[str, str] = {}
-    same = [n.lower() for n in _SAME.findall(question)]
+    same = [(one or many).lower() for one, many in _SAME.findall(question)]  # ("the same number of sentences")
     if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
         same.append("layer")
     for step, name in [("", n) for n in same] + _NEXT.findall(question):
@@ -163,6 +164,46 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
     if "help" in table and last is not None and _THAT_COMMAND.search(question):
         return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
     return None
+
+
+#: "swap the second one for 'X'", "replace the first sentence with 'X'": one of the previous texts replaced.
+_SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\s+(first|second|third|last)\s+"
+                   r"(?:one|sentence|text)\s+(?:for|with|to|by)\b", re.I)
+_NTH = {"first": 0, "second": 1, "third": 2, "last": -1}
+
+
+def swapped_text(question: str, session: Session, table: Mapping[str, Command],
+                 settings: Settings) -> Understanding | None:
+    """The previous command with one of its texts replaced by the one quoted ("swap the second one for 'X'")."""
+    said = _SWAP.search(question)
+    if said is None or (last := previous_command(session, table)) is None:
+        return None
+    read = slots.read(question)
+    before = parse(last[0], table, settings)
+    index = _NTH[said.group(1).lower()]
+    if len(read.texts) != 1 or not -len(before.texts) <= index < len(before.texts):
+        return None
+    texts = list(before.texts)
+    texts[index] = read.texts[0]
+    line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
+    return Understanding(line=line, follow_up=True, because=f"it replaces the {said.group(1).lower()} text of "
+                                                           f"{code(last[0], 80)}")
+
+
+def handed_on(question: str, session: Session, table: Mapping[str, Command],
+              settings: Settings) -> Understanding | None:
+    """The command the previous one hands a follow-up on to (:meth:`Command.handed_on`: after `static`, "the
+    contextual model itself" is `word` or `compare`), on the previous texts with the options the question says."""
+    if (last := previous_command(session, table)) is None:
+        return None
+    before = parse(last[0], table, settings)
+    verb = last[1].handed_on(question, before)
+    if verb is None or verb not in table:
+        return None
+    spec = table[verb]
+    _, options = fill.read(question, spec, session.model or settings.model)  # the same texts, its own options
+    line = fill.build(spec, before.texts, options)
+    return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 
 def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:

@@ -24,7 +24,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
-highlight lower loosen raise tighten other last final very next""".split()) | slots_mod.ASKING
+highlight lower loosen raise tighten other last final very next comparison""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.
@@ -53,9 +53,10 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     return list(previous)
 
 
-def only_filler(text: str) -> bool:
-    """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), and numbers."""
-    return all(w in FILLER or numbers.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
+def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
+    """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), numbers and
+    ``asking`` (a command's own words: "the raw attention per head" for `attend`)."""
+    return all(w in FILLER or w in asking or numbers.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
 
 
 def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | None:
@@ -154,7 +155,9 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     kept = dict(shared or {}) if referred else {}
-    if previous and not slots.quoted and not referred and (all(only_filler(t) for t in texts) or texts and (
+    asked = asking_words(spec) | {"every", "any", "all"} if spec.followed else frozenset()  # ("the raw attention
+    # of every head"; not `model`'s or `help`'s texts, which are names: "switch to mpnet")
+    if previous and not slots.quoted and not referred and (all(only_filler(t, asked) for t in texts) or texts and (
             _ASKS.match(texts[0]) or _ASKS.match(question.strip()) and not slots.given)):
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:

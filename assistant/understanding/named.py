@@ -10,9 +10,12 @@ import re
 from collections.abc import Mapping
 
 import assistant.understanding.fill as fill
+import assistant.understanding.spoken as spoken
 from assistant import corpora
+from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.session import Session
+from assistant.sharing.links import merged_line
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
 from tools.core.text import code
@@ -102,3 +105,23 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
     if not fill.only_filler(rest):
         return None
     return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
+
+
+#: A question that asks for the last load again with another text column (not "a map coloured by the rating column").
+_RELOAD = re.compile(r"\b(?:again|reload|re-load|instead|wrong|should\s+be|use|take)\b.*\bcolumn\b|"
+                     r"\bcolumn\b.*\b(?:again|instead|wrong|should\s+be)\b", re.I)
+
+
+def reloaded(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
+    """Right after `corpus load`, a question that names another text column ("load it again but take the title
+    column", "the text column is wrong, it should be 'comment'") is that load again with ``--column``."""
+    last = session.history[-1] if session.history else ""
+    if "corpus" not in table or not re.match(r"corpus\s+load\s", last, re.I) or not _RELOAD.search(question):
+        return None
+    read = slots.read(question)
+    column = (read.texts[0] if read.quoted and len(read.texts) == 1
+              else spoken.read(read.rest, table["corpus"]).options.get("column"))
+    if not column:
+        return None
+    line = merged_line(last, Invocation("again", [], {"column": column}), table, settings)
+    return Understanding(line=line, because=f"it asks for {code(last, 80)} again with the column {code(column, 40)}")

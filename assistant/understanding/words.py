@@ -76,7 +76,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
     "biased": ("biased", "biassed"),
     "pos": ("pos", "parts?[- ]of[- ]spee?a?ch(?: tags?)?", "pos tags?", "word classes"),
-    "dep": ("dep", "deps", "dependency (?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)", "syntactic roles?"),
+    "dep": ("dep", "deps", "dependency[- ](?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)",
+            "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
                   "(?:(?:project|plot|visuali[sz]e|draw)\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
