@@ -171,10 +171,9 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         inv = parse(line.strip(), TABLE, settings)
     except UserError as exc:
         sentence = _as_sentence(line, session, hub, settings)
+        if (fixed := _misspelt_sentence(line, exc.fixes, sentence, session, hub, settings)) is not None:
+            return fixed  # "serch for broken zipper": `search broken zipper`, not a text "serch for broken zipper"
         if sentence is None:
-            fixed = _misspelt_sentence(line, exc.fixes, session, hub, settings)
-            if fixed is not None:
-                return fixed
             raise
         if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
             return Reading(line.strip(), True, unclear=sentence)
@@ -201,19 +200,20 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     return Reading(line.strip(), False, inv)
 
 
-def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], session: Session, hub: ModelHub,
-                       settings: Settings) -> Reading | None:
+def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], read: Understanding | None, session: Session,
+                       hub: ModelHub, settings: Settings) -> Reading | None:
     """A sentence that starts with a misspelt command ("serch for wifi not working", "clsuter into 3"): read with the
-    nearest command's name put right, when that reads as a sentence too. A line with `|` or options keeps the
-    parser's "did you mean" (a typed command: the corrected line is one click away)."""
-    if not fixes or COMMAND_SYNTAX.search(line) is not None or len(line.split()) < 2:
+    nearest command's name put right, when that reads as a sentence too, unless the line as typed (``read``) was read
+    without the misspelt word in its texts ("head 2 in every layer for A") or as another command. A line with `|` or
+    options keeps the parser's "did you mean" (a typed command: the corrected line is one click away)."""
+    said = read.line if read is not None else None
+    if not fixes or COMMAND_SYNTAX.search(line) or len(line.split()) < 2 or said and fixes[0][0] not in said.split():
         return None
-    fixed = corrected(line.strip(), fixes[:1])[0]
     try:
-        reading = read_line(fixed, session, hub, settings)
+        reading = read_line(corrected(line.strip(), fixes[:1])[0], session, hub, settings)
     except UserError:
         return None
-    if not reading.routed or reading.unclear is not None:
+    if not reading.routed or reading.unclear is not None or said and reading.ran.split()[0] != said.split()[0]:
         return None
     because = f"`{fixes[0][0]}` read as `{fixes[0][1]}`; {reading.because}".rstrip("; ")
     return dataclasses.replace(reading, because=because)

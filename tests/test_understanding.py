@@ -565,6 +565,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["tokenize Once upon a time."], "embed it", "embed Once upon a time."),
     # a misspelt command that starts a sentence is put right; a typed line with `|` keeps "did you mean"
     ([], "clsuter into 3", "clusters --k 3"),
+    ([], "compre a cat and a dog", "compare a cat | a dog"),
+    (["corpus load reviews.csv --name reviews", "search broken zipper"], "load it again but take the topic column",
+     "corpus load reviews.csv --name reviews --column topic"),
     # after `static`, the contextual model alone: `word` for a word in sentences, `compare` for sentences
     (["static bank | We sat on the river bank. | I deposited cash at the bank."],
      "now the same with the contextual model instead of glove",

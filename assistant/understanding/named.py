@@ -112,11 +112,17 @@ _RELOAD = re.compile(r"\b(?:again|reload|re-load|instead|wrong|should\s+be|use|t
                      r"\bcolumn\b.*\b(?:again|instead|wrong|should\s+be)\b", re.I)
 
 
+_LOAD_AGAIN = re.compile(r"\b(?:load|encode|read)\b.*\bagain\b.*\bcolumn\b|\breload\b.*\bcolumn\b", re.I)
+
+
 def reloaded(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
     """Right after `corpus load`, a question that names another text column ("load it again but take the title
-    column", "the text column is wrong, it should be 'comment'") is that load again with ``--column``."""
-    last = session.history[-1] if session.history else ""
-    if "corpus" not in table or not re.match(r"corpus\s+load\s", last, re.I) or not _RELOAD.search(question):
+    column", "the text column is wrong, it should be 'comment'") is that load again with ``--column``; later in the
+    conversation, one that asks to load again ("load it again but take the topic column") is the last load again."""
+    loads = [line for line in session.history if re.match(r"corpus\s+load\s", line, re.I)]
+    last = loads[-1] if loads else ""
+    just = bool(session.history) and session.history[-1] == last  # (earlier, only "load it again", "reload")
+    if "corpus" not in table or not last or not (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question)):
         return None
     read = slots.read(question)
     column = (read.texts[0] if read.quoted and len(read.texts) == 1
