@@ -8,6 +8,7 @@ import csv
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -83,6 +84,26 @@ def test_load_then_search_cluster_duplicates_outliers_and_rows_in_other_commands
                                                                    "I never got my refund (order 1)"]
     missing = run("compare #0 | #999", session, hub, corpus_settings)
     assert not missing.ok and "#999" in missing.error
+
+
+def test_the_same_file_loaded_again_with_another_column_takes_the_name_and_keeps_the_earlier_corpus(
+        hub, corpus_settings, tmp_path):
+    data = write_reviews(tmp_path / "reviews.csv", 30)
+    session = Session()
+    assert run(f"corpus load {data} --name reviews", session, hub, corpus_settings).ok
+    again = run("load it again but take the topic column", session, hub, corpus_settings)
+    assert again.ok, again.error
+    assert again.interpreted_as == f"corpus load {data} --name reviews --column topic"
+    assert "(column `topic`, as asked)" in again.result.text
+    assert re.search(r"earlier corpus of this file, which had the name, is kept as \*\*reviews\\?-review\*\*",
+                     again.result.text)
+    listed = run("corpus", session, hub, corpus_settings).result.tables[0].frame
+    assert sorted(listed["name"]) == ["reviews", "reviews-review"]
+    found = run("search late parcel --corpus reviews-review --k 1", session, hub, corpus_settings)
+    assert found.ok and "order" in found.result.tables[0].frame["text"].iloc[0]  # the earlier texts, still there
+    other = write_reviews(tmp_path / "other.csv", 20)  # another file keeps its refusal
+    refused = run(f"corpus load {other} --name reviews", session, hub, corpus_settings)
+    assert not refused.ok and "taken by another corpus" in refused.error
 
 
 @pytest.mark.slow

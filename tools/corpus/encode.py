@@ -165,7 +165,8 @@ def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress:
     corpus.finish(build_index)
     if progress is not None:
         progress(1.0, "done")
-    return EncodeReport(corpus.info(), engine.name, encoded, skipped, rows, time.perf_counter() - start, False)
+    return EncodeReport(corpus.info(), engine.name, encoded, skipped, rows, time.perf_counter() - start, False,
+                        corpus.displaced)
 
 
 def open_corpus(store: CorpusStore, read: ReadCorpus, lm: LoadedModel, pool: str | None = None,

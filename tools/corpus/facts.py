@@ -119,6 +119,7 @@ class EncodeReport:
         chunks_encoded: chunks encoded in this run; chunks_skipped: chunks found already done.
         rows_encoded: rows encoded in this run.
         seconds: wall time of the run; reused: the corpus was complete already (nothing encoded).
+        displaced: the new name of the corpus of the same file (read another way) whose name this one took, or "".
     """
 
     info: CorpusInfo
@@ -128,6 +129,7 @@ class EncodeReport:
     rows_encoded: int
     seconds: float
     reused: bool
+    displaced: str = ""
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,8 @@ class Corpus:
         self._unit: np.ndarray | None = None
         self._order: np.ndarray | None = None
         self._index: Any = None
+        #: The new name of the corpus this one took its name from (the same file read another way), when it did.
+        self.displaced = ""
 
     @property
     def key(self) -> str:

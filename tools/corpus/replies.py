@@ -100,7 +100,9 @@ def loaded(read: ReadReport, report: EncodeReport) -> Result:
             f"encoded with {info.model} and "
             f"{POOLING_WORDS.get(info.pooling, info.pooling)}. {done} "
             + (f"Metadata kept: {', '.join(code(c, 24) for c in read.metadata_columns)}." if read.metadata_columns
-               else "No other columns."))
+               else "No other columns.")
+            + (f" The earlier corpus of this file, which had the name, is kept as **{md(report.displaced)}**."
+               if report.displaced else ""))
     reasons = pd.DataFrame({"reason": list(read.refused) + ["cut to the character limit", "lines not UTF-8"],
                             "rows": list(read.refused.values()) + [read.truncated, read.undecodable_lines]})
     columns = pd.DataFrame({"column": list(read.mean_lengths), "mean length": list(read.mean_lengths.values())})

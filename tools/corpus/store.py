@@ -121,9 +121,17 @@ class CorpusStore:
                 corpus.manifest.name = name
                 corpus.write_manifest()
             return corpus
+        displaced = ""
         if name and name in existing:
-            raise UserError(f"The name {code(name, 40)} is taken by another corpus; pick another --name or "
-                            f"`corpus drop {name}` first.")
+            old = existing[name]
+            if old.manifest.sha256 != report.sha256:
+                raise UserError(f"The name {code(name, 40)} is taken by another corpus; pick another --name or "
+                                f"`corpus drop {name}` first.")
+            # the same file read another way ("load it again but take the title column"): the new reading takes
+            # the name and the earlier one keeps its vectors under a name of its own
+            displaced = self._free_name(f"{name}-{old.manifest.text_column}", set(existing))
+            old.manifest.name = displaced
+            old.write_manifest()
         shown = name or self._free_name(Path(report.source).stem, set(existing))
         rows = read.frame.copy()
         rows.insert(0, "id", np.arange(len(rows), dtype=np.int64))
@@ -146,7 +154,9 @@ class CorpusStore:
             if (folder / MANIFEST).is_file():  # another process made the same corpus meanwhile
                 return self._load(folder)
             raise
-        return Corpus(folder, replace(manifest))
+        made = Corpus(folder, replace(manifest))
+        made.displaced = displaced
+        return made
 
     def _free_name(self, stem: str, taken: set[str]) -> str:
         base = _NAME.sub("-", stem).strip("-._")[:40] or "corpus"
