@@ -183,8 +183,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
     back = plain and (_POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
-                      or bool(session.history) and _PRONOUN.fullmatch(" ".join(inv.texts).strip(" ?!.")) is not None)
-    named = plain and _NAMES_A_THING.match(" ".join(inv.texts)) is not None  # "project the vocabulary"
+                      or bool(session.history) and REFERS_BACK.fullmatch(" ".join(inv.texts).strip(" ?!.")) is not None)
+    named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
     if framed or back or named or led or (alias and quoted) or worded:
@@ -235,21 +235,17 @@ def _says_options(line: str, verb: str) -> bool:
 
 
 #: Words that point at something that exists ("the conversation", "my reviews"), not at a new text ("a text").
-_DEFINITE = re.compile(r"\b(?:the|my|our|this|these|those|all)\b", re.I)
+#: A typed command's text that starts with one names something that exists rather than giving a text ("project the
+#: vocabulary"): the line is read as a sentence, and runs as read when that is a command that takes no texts (`vocab`).
+_DEFINITE = re.compile(r"\b(?:the|its|my|our|this|these|those|all)\b", re.I)
 #: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
 #: and 4", "search my corpus for X"): the line is a sentence.
 _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
                           r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
                           re.I)
-#: A typed command's text that names something that exists rather than giving a text ("project the vocabulary",
-#: "project its embedding matrix"): the line is read as a sentence, and runs as read when that is a command that
-#: takes no texts (`vocab`).
-_NAMES_A_THING = re.compile(r"(?:the|its|my|our|this|these|those)\s", re.I)
 #: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
 #: "neighbors of bank"): the line is a sentence, and runs as read.
 _LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
-#: A typed command's only text is a word pointing back ("embed it", "tokenize those"): the previous texts.
-_PRONOUN = re.compile(r"(?:it|them|those|these|that|this|both|those two|these two)", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

@@ -9,7 +9,7 @@ from typing import Any
 from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import Slots, has_mask
+from assistant.commands.slots import Slots
 from tools.core.results import Result
 from tools.inspection import mask_why, masking, replies
 from tools.inspection.facts import FillReasons
@@ -61,5 +61,5 @@ class Mask(Command[Any, Any]):
         return BLANK_BONUS if slots.has_mask else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        masked = [t for t in slots.texts if has_mask(t)]
-        return masked[:1] or ([slots.payload] if has_mask(slots.payload) else [])
+        masked = [t for t in slots.texts if "[MASK]" in t]
+        return masked[:1] or ([slots.payload] if "[MASK]" in slots.payload else [])

@@ -50,8 +50,6 @@ _IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
-#: A mask as the commands take it: ``[MASK]`` or ``<mask>`` (any case).
-_MASK = re.compile(r"\[mask\]|<mask>", re.I)
 _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
@@ -122,7 +120,7 @@ class Slots:
 
     @property
     def has_mask(self) -> bool:
-        return any(has_mask(t) for t in self.texts)
+        return any("[MASK]" in t for t in self.texts)
 
     @property
     def quotes_a_phrase(self) -> bool:
@@ -142,11 +140,6 @@ def model_name(m: re.Match[str]) -> str:
 def blanks_to_mask(text: str) -> str:
     """``___``, a lone ``_``, ``<mask>`` and ``[mask]`` -> ``[MASK]``."""
     return _BLANK.sub("[MASK]", text)
-
-
-def has_mask(text: str) -> bool:
-    """Whether ``text`` holds a mask the commands take (``[MASK]`` or ``<mask>``, any case)."""
-    return _MASK.search(text) is not None
 
 
 def quoted_spans(question: str) -> list[tuple[int, int, str]]:
@@ -240,7 +233,7 @@ def split_payload(payload: str) -> list[str]:
     """The payload's texts: split at ``|``, ";", " / ", "vs" / "versus"; else at commas and "and"."""
     if not payload:
         return []
-    if has_mask(payload) and "|" not in payload:
+    if "[MASK]" in payload and "|" not in payload:
         return [payload]
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):

@@ -111,7 +111,7 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
 _RELOAD = re.compile(r"\b(?:again|reload|re-load|instead|wrong|should\s+be|use|take)\b.*\bcolumn\b|"
                      r"\bcolumn\b.*\b(?:again|instead|wrong|should\s+be)\b", re.I)
 
-
+#: ...and later in the conversation, one that asks to load again ("load it again but take the topic column").
 _LOAD_AGAIN = re.compile(r"\b(?:load|encode|read)\b.*\bagain\b.*\bcolumn\b|\breload\b.*\bcolumn\b", re.I)
 
 
