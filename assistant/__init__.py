@@ -1,8 +1,8 @@
 """The conversation around the toolkit.
 
 Lives here: ``commands`` (the command table, by family), ``parsing`` (a line -> an invocation, did-you-mean),
-``understanding`` (a question in words -> a command line), ``dispatch`` (run under limits; errors -> one
-sentence and a reference id), ``versus`` (``--vs``: one command on two models), ``session``, ``store`` and
+``understanding`` (a question in words -> a command line), ``reading`` (which line a typed line or a question
+runs), ``dispatch`` (run under limits; errors -> one sentence and a reference id), ``versus`` (``--vs``: one command on two models), ``session``, ``store`` and
 ``visitors`` (what a conversation keeps, and when it is freed), ``memory`` (Gradio's other records of a
 freed visitor, and memory the allocator keeps), ``conversations`` (each conversation kept on
 disk so a reload or a restart loses nothing), ``conversation`` (again, history, export),

@@ -345,8 +345,8 @@ def test_a_command_written_as_a_sentence_still_runs(run):
     ("outliers in my reviews", "outliers"),
 ])
 def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
-    """What runs is decided once (`dispatch.read_line`) for every face and for the question sets' scores."""
-    from assistant.dispatch import read_line
+    """What runs is decided once (`reading.read_line`) for every face and for the question sets' scores."""
+    from assistant.reading import read_line
 
     assert read_line(line, Session(), hub, hub.settings).ran == ran
 
@@ -596,9 +596,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare a cat | a dog"], "switch to mpnet", "model mpnet"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
-    """Lines read in a conversation by `dispatch.read_line`: texts after a colon, lines that point back, bare
+    """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare
     numbers, choices left out, corpora named last or pointed at."""
-    from assistant.dispatch import read_line
+    from assistant.reading import read_line
 
     session = Session()
     for typed in before:
@@ -936,7 +936,7 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
     """Follow-ups as people type them: the change is the only thing said besides filler ("give me 30"), a model
     switch does not end the conversation's thread, and a word command's texts are split into its word and its
     sentences for the command that takes one or the other."""
-    from assistant.dispatch import read_line
+    from assistant.reading import read_line
 
     session = Session()
     for earlier in before:
@@ -983,7 +983,7 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):
     """Numbers in words or with thousands separators, a measure's authors and names, a data file's path (no model's
     id), a quoted column name, a typo in a choice, and a line that starts with `compare` but asks another command."""
-    from assistant.dispatch import read_line
+    from assistant.reading import read_line
 
     reading = read_line(question, Session(), hub, hub.settings)
     assert reading.unclear is None and reading.ran == line
@@ -1023,3 +1023,22 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     kept[0].write_bytes(b"not a pickle")  # a damaged file is made again, not an error
     monkeypatch.undo()
     assert router._Index.build(rows, lm, tmp_path).vectors.equal(made.vectors)
+
+
+def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):
+    """The router reads a question's TF-IDF row and the classifier's probabilities from the fitted objects' weights
+    (their per-call checks cost more than the sums): they must stay what ``transform`` and ``predict_proba`` give."""
+    import numpy as np
+
+    from assistant.understanding import _routable, router
+
+    lm = router.routing_model(hub, "minilm")
+    index = router._index(lm, [s for s in _routable(TABLE) if s.phrasings])
+    asked = [r["q"] for r in questions(LEARNT["tuning"])[::7]] + ["", "!!", "compare compare compare 'X'"]
+    for question in asked:
+        framed = router.frame(question)
+        said, theirs = index.said(framed), index.words.transform([framed])
+        assert said.shape == theirs.shape and abs(said - theirs).max() < 1e-12, question
+        vector = router.embed(lm, [framed])[0]
+        expected = index.classifier.predict_proba(router._features(vector.numpy()[None], theirs))[0]
+        np.testing.assert_allclose(index.probabilities(vector, said), expected, rtol=1e-9, atol=1e-12)

@@ -248,6 +248,8 @@ def _counts(option: Option) -> bool:
 def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int]] | None:
     """The value of a choice option said in ``text`` and where: one choice; a list of them ("mean or max":
     ``mean,max``, or its "all" choice when it takes one value); "every" one of them."""
+    if not _any_value(spec, option).search(text):
+        return None
     values = _values(spec, option)
     every = next((c for c in values if c in EVERY), None)
     raw = {c: _raw_spans(text, c) for c in values}
@@ -267,6 +269,14 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
         return ",".join(values), span
     return (said[0][1], said[0][0]) if said else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _any_value(spec: Command, option: Option) -> re.Pattern[str]:
+    """Every way of saying one of ``option``'s values (and "all" when it takes several), as one pattern without the
+    word bounds: a question it does not match says none of them (most questions, for most options)."""
+    values = (*_values(spec, option), *(("all",) if option.type.several else ()))
+    return _pattern("|".join(f"(?:{a})" for v in values for a in _aliases(v)) or r"(?!)")
 
 
 @functools.cache

@@ -1,0 +1,201 @@
+"""Which command line a line runs: one decision for every face (and for the question sets' scores).
+
+A question in plain English is read as the line that answers it (:mod:`assistant.understanding`). A line that
+starts with a command's word is that command as typed, unless it reads as a sentence: the rules here say when
+("find texts about late delivery", "compare 'a cat' and 'a dog'", "project the vocabulary", "serch for X").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.commands.registry import TABLE
+from assistant.commands.slots import ASKING, quoted_free, quoted_spans
+from assistant.parsing import parse
+from assistant.session import Session
+from assistant.understanding import Understanding, another_model, is_question, spoken, understand
+from assistant.understanding.fill import REFERS_BACK, only_filler
+from tools.core.config import Settings
+from tools.core.errors import UserError
+from tools.models.hub import ModelHub
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a line runs: ``ran`` (itself, or the line a question was read as, ``routed``), with ``inv`` when it
+    was parsed here; or ``unclear``: a question not clear enough to act on (its sentence and suggestions)."""
+
+    ran: str
+    routed: bool = False
+    inv: Any = None
+    because: str = ""
+    offered: tuple[str, ...] = ()
+    unclear: Understanding | None = None
+
+
+def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) -> Reading:
+    """The command line ``line`` runs in this conversation: one decision for every face (and for the question
+    sets' scores). A question in plain English is read as the line that answers it. A line that starts with a
+    command's word is that command as typed, unless it reads as a sentence (see :func:`_as_sentence` for one the
+    parser refuses): a parsed line without `|` or options that starts with another name of a command ("find texts
+    about late delivery"), holds quotes inside words, or says its options in words, is read too, and the reading
+    runs when it keeps meaning. The parser's refusal is raised as it is otherwise."""
+    if is_question(line, TABLE):
+        understood = understand(line, session, hub, TABLE, settings)
+        if understood.line is None:
+            return Reading(line.strip(), True, unclear=understood)
+        return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
+    try:
+        inv = parse(line.strip(), TABLE, settings)
+    except UserError as exc:
+        sentence = _as_sentence(line, session, hub, settings)
+        if (fixed := _misspelt_sentence(line, exc.fixes, sentence, session, hub, settings)) is not None:
+            return fixed  # "serch for broken zipper": `search broken zipper`, not a text "serch for broken zipper"
+        if sentence is None:
+            raise
+        if sentence.line is None:  # read as a follow-up that cannot run: its sentence and the way
+            return Reading(line.strip(), True, unclear=sentence)
+        return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
+    alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
+    quoted = _quoted_in_words(inv.texts)
+    framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
+    plain = COMMAND_SYNTAX.search(line) is None
+    back = plain and (_POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
+                      or bool(session.history) and REFERS_BACK.fullmatch(" ".join(inv.texts).strip(" ?!.")) is not None)
+    named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
+    led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
+    worded = plain and (alias or quoted or _says_options(line, inv.verb))
+    if framed or back or named or led or (alias and quoted) or worded:
+        # read as the command it starts with (a typed command, "neighbors bank", is not read)
+        read = understand(line, session, hub, TABLE, settings, None if alias or framed or back or quoted else inv.verb)
+        if read.line is not None and read.line != line.strip():
+            meant = parse(read.line, TABLE, settings)
+            said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
+            inside = meant.verb == inv.verb and all(t in " ".join(inv.texts) for t in meant.texts)
+            textless = TABLE[meant.verb].texts.most == 0  # ("project the vocabulary": `vocab`)
+            if alias or said or quoted or framed or back or (led and inside) or (named and textless):
+                return Reading(read.line, True, meant, read.because)
+    return Reading(line.strip(), False, inv)
+
+
+def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], read: Understanding | None, session: Session,
+                       hub: ModelHub, settings: Settings) -> Reading | None:
+    """A sentence that starts with a misspelt command ("serch for wifi not working", "clsuter into 3"): read with the
+    nearest command's name put right, when that reads as a sentence too, unless the line as typed (``read``) was read
+    without the misspelt word in its texts ("head 2 in every layer for A") or as another command. A line with `|` or
+    options keeps the parser's "did you mean" (a typed command: the corrected line is one click away)."""
+    said = read.line if read is not None else None
+    if not fixes or COMMAND_SYNTAX.search(line) or len(line.split()) < 2 or said and fixes[0][0] not in said.split():
+        return None
+    try:
+        reading = read_line(corrected(line.strip(), fixes[:1])[0], session, hub, settings)
+    except UserError:
+        return None
+    if not reading.routed or reading.unclear is not None or said and reading.ran.split()[0] != said.split()[0]:
+        return None
+    because = f"`{fixes[0][0]}` read as `{fixes[0][1]}`; {reading.because}".rstrip("; ")
+    return dataclasses.replace(reading, because=because)
+
+
+def _framed(line: str, verb: str | None = None) -> bool:
+    """Whether a line that starts with a command's name puts its texts after words that ask or say its options,
+    then a colon ("word in context: rock | She threw a rock. | I love rock music.", "compare at layer three: A |
+    B"), not a text that holds a colon ("compare Q: why? | A: because")."""
+    head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
+    words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
+    return len(words) >= 2 and (any(w in ASKING for w in words) or (
+        head is not None and verb in TABLE and bool(spoken.read(head.group(1), TABLE[verb]).options)))
+
+
+def _says_options(line: str, verb: str) -> bool:
+    """Whether a line that starts with a command's name says options of it in words ("for dependency labels")."""
+    return bool(spoken.read(quoted_free(line.split(None, 1)[1] if " " in line.strip() else ""), TABLE[verb]).options)
+
+
+#: Words that point at something that exists ("the conversation", "my reviews"), not at a new text ("a text").
+#: A typed command's text that starts with one names something that exists rather than giving a text ("project the
+#: vocabulary"): the line is read as a sentence, and runs as read when that is a command that takes no texts (`vocab`).
+_DEFINITE = re.compile(r"\b(?:the|its|my|our|this|these|those|all)\b", re.I)
+#: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
+#: and 4", "search my corpus for X"): the line is a sentence.
+_POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
+                          r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
+                          re.I)
+#: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
+#: "neighbors of bank"): the line is a sentence, and runs as read.
+_LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
+#: What only a typed command has: texts separated by `|`, or an option.
+COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
+
+
+def _quoted_in_words(texts: list[str]) -> bool:
+    """Whether a typed command's texts are quotes with words around them (a sentence, not texts)."""
+    for text in texts:
+        outside, pos = [], 0
+        for start, end, _ in quoted_spans(text):
+            outside.append(text[pos:start])
+            pos = end
+        if pos and re.search(r"[A-Za-z]", "".join(outside) + text[pos:]):
+            return True
+    return False
+
+
+def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
+    """A line the parser refused, read as a sentence, or None (the parser's sentence stands).
+
+    "compare that with bert-small" is the last answer on a second model (``--vs``), or, when the last command
+    has no side-by-side form, the sentence that says so. Otherwise the line is read once as a question, and the
+    reading runs when the line is shaped like a sentence (quotes, a colon, "and", a question mark, a word pointing
+    back) and reads as the command it starts with ("compare 'a cat' and 'a dog'", "why?"), or says that command's
+    options in words ("cluster the reviews corpus into 8 groups"), or its command takes no texts and the words
+    point at what exists ("export the conversation", not "benchmark a text"); or, for a line without `|` or
+    options, when its first word is no command's name (a typo, "20 nearest neighbours of bank"), another name of
+    one ("explain ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
+    if not line.split() or re.match(r"\s*<(?!mask>)", line, re.I):
+        return None  # "<script>...": markup, not a sentence; the parser's sentence echoes it
+    first = line.split()[0].lower().rstrip("?!.")  # "why?" names `why`
+    typed = TABLE.get(first)
+    if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():
+        return None  # the parser's refusal of --vs says what to use instead
+    other = another_model(line, session, TABLE, settings)
+    if other is not None and typed is not None:
+        if other.line is None or typed.name == "compare" or other.line.split()[0] == typed.name:
+            return other
+    framed = _framed(line, typed.name if typed is not None else None)
+    syntax = COMMAND_SYNTAX.search(line) is not None and not framed  # ("download the vectors of these: A | B")
+    if "|" in line and syntax and not _quoted_in_words([line]):  # (quoted texts with words after them are a sentence)
+        return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
+    shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
+              or REFERS_BACK.search(line) is not None)  # "why are they similar?"
+    if syntax and not shaped:
+        return None
+    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None)
+    if read.line is None:
+        return None
+    if read.follow_up and not syntax:
+        return read  # "why that answer?" after `mask`: a change to the last command, not `why`
+    same = typed is not None and read.line.split()[0] == typed.name
+    takes_none = typed is not None and typed.texts.most == 0
+    if same and takes_none and only_filler(line.split(None, 1)[-1]):
+        return read  # "history pls"
+    if same and (shaped or " --" in read.line or (takes_none and _DEFINITE.search(line))):
+        return read  # "export the conversation": words about what exists, after a command that takes no texts
+    if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):
+        return read  # (a reading with options said in words: "compare minilm and mpnet on the STS benchmark")
+    if not syntax and takes_none and REFERS_BACK.search(line) is not None:
+        return read  # "export the vectors for those two": texts pointed at, for a command that takes none
+    return None
+
+
+def corrected(line: str, fixes: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The line with each misspelling put right: the verb where it starts the line, else the last place the
+    wrong word stands (options come after the texts)."""
+    out = []
+    for wrong, meant in fixes:
+        at = 0 if line.startswith(wrong) else line.rfind(wrong)
+        if wrong and at >= 0:
+            out.append(line[:at] + meant + line[at + len(wrong):])
+    return tuple(out)
