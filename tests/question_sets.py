@@ -27,8 +27,8 @@ from pathlib import Path
 from assistant.commands.base import Invocation
 from assistant.commands.registry import COMMANDS, TABLE
 from assistant.dispatch import execute
-from assistant.reading import read_line
 from assistant.parsing import parse
+from assistant.reading import read_line
 from assistant.session import Session
 from assistant.sharing.links import merged_line, previous_line
 from assistant.understanding.examples import ASKED, examples, rows
