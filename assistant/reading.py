@@ -74,7 +74,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
-            inside = meant.verb == inv.verb and all(t in " ".join(inv.texts) for t in meant.texts)
+            inside = meant.verb == inv.verb and all(  # (a word's other form: "help with tokenizing")
+                t[:max(4, len(t) - 2)].lower() in " ".join(inv.texts).lower() for t in meant.texts)
             textless = TABLE[meant.verb].texts.most == 0  # ("project the vocabulary": `vocab`)
             if alias or said or quoted or framed or back or (led and inside) or (named and textless):
                 return Reading(read.line, True, meant, read.because)

@@ -47,7 +47,9 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
 #: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
 #: were read); the learnt sets' floors guard what they teach.
-FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh27": (0.94, 0.92), "fresh26": (0.96, 0.94),
+FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh28": (0.95, 0.92), "fresh29": (0.95, 0.92),
+          "fresh27": (0.96, 0.94),
+          "fresh26": (0.96, 0.94),
           "fresh25": (0.95, 0.91), "fresh24": (0.96, 0.93),
           "fresh23": (0.95, 0.93),
           "fresh22": (0.96, 0.92),
@@ -594,6 +596,17 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["rollout The manager who hired me quit."], "show me the raw per-head attention instead",
      "attend The manager who hired me quit."),
     (["compare a cat | a dog"], "switch to mpnet", "model mpnet"),
+    # a command named in another form; choices said with "using" or listed with "vs"; a file after `benchmark`
+    ([], "help with probing, which options", "help probe"),
+    ([], "help on masking", "help mask"),
+    ([], "how alike are 'a red car' and 'a blue car' using cls", "compare a red car | a blue car --pool cls"),
+    ([], "cls vs max vs mean for 'the sky' and 'the sea'", "compare the sky | the sea --pool all"),
+    ([], "benchmark scores.csv with 50 samples", "benchmark --sample 50 --data scores.csv"),
+    # two words joined by "to"; a text swapped in the other order of words; a word's sentences counted alone
+    ([], "how similar is cat to dog?", "compare cat | dog"),
+    (["compare Good luck! | Hi!"], "swap in 'See you!' for the first one", "compare See you! | Hi!"),
+    (["word bat | A bat flew out. | He swung the bat."], "use 'Bats sleep by day.' instead of the second sentence",
+     "word bat | A bat flew out. | Bats sleep by day."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

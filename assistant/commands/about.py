@@ -91,9 +91,15 @@ def _named(text: str, table: Mapping[str, Command[Any, Any]]) -> list[str]:
     command's alias: "explain the benchmark command")."""
     if text.lower().strip() in table:
         return [text.lower().strip()]
-    named = [w for w in re.findall(r"[\w-]+", text.lower())  # not "syntax" or "explain": words that ask about typing
-             if w in table and table[w].name != "help" and ABOUT_TYPING.fullmatch(w) is None]
+    named = [n for w in re.findall(r"[\w-]+", text.lower())  # not "syntax" or "explain": words that ask about typing
+             if (n := _as_named(w, table)) and table[n].name != "help" and ABOUT_TYPING.fullmatch(n) is None]
     return sorted(named, key=lambda w: table[w].name != w)
+
+
+def _as_named(word: str, table: Mapping[str, Command[Any, Any]]) -> str | None:
+    """``word`` as a command's name, also said as a verb's other form ("tokenizing", "clustered", "compares")."""
+    stems = [word[:-len(end)] for end in ("ing", "ed", "es", "s") if word.endswith(end) and len(word) > len(end) + 2]
+    return next((n for n in (word, *(s + e for s in stems for e in ("", "e", "s"))) if n in table), None)
 
 
 @register

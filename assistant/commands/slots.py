@@ -52,6 +52,8 @@ PLACEHOLDER = '"X"'
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
 _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
+#: Two words (or two pairs of words) joined by "to", all the payload is: "king to queen".
+_WORD_TO_WORD = re.compile(r"((?!to\b)\w+(?:\s+(?!to\b)\w+)?)\s+to\s+((?!to\b)\w+(?:\s+(?!to\b)\w+)?)", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: A question asked before a text with a blank and no other question after it: the text is what follows, as typed.
 _ASKED_THEN_BLANK = re.compile(r"^[^?\[_<]*\?\s+(?=[^?]*(?:\[mask\]|<mask>|(?<!\w)_+(?!\w)))", re.I)
@@ -239,6 +241,8 @@ def split_payload(payload: str) -> list[str]:
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
         return [payload]  # one sentence typed with its full stop ("head view of: Dogs chase cats and cats chase mice.")
     pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(payload) if p.strip()]
+    if len(pieces) == 1 and (pair := _WORD_TO_WORD.fullmatch(payload.strip(" ?!.,"))) is not None:
+        pieces = list(pair.groups())  # "how similar is king to queen": two words, one "to"
     return [_TRAILING_ASKED.sub("", p.strip()) for p in pieces if _TRAILING_ASKED.sub("", p.strip())]
 
 

@@ -369,7 +369,8 @@ def fit(spec: Command, slots: Slots) -> float:
     `mask`, a word then sentences for `word` / `static`, a command named for `help`, a file for `corpus`), less a
     penalty when it cannot take that many quoted texts; a bonus when it says one of the command's ``terms`` or
     starts with its name."""
-    first = slots.question.split(None, 1)[0].lower() if slots.question.strip() else ""
+    opening = _OPENING.sub("", slots.question)  # "ok, now compare a red car with a red truck"
+    first = opening.split(None, 1)[0].lower() if opening.strip() else ""
     own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
            + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
@@ -381,6 +382,10 @@ def fit(spec: Command, slots: Slots) -> float:
     if n < least or (most is not None and n > most):
         return own - FIT_PENALTY
     return own
+
+
+#: Words a line may open with before its first real word ("ok, now compare ...", "and then search ...").
+_OPENING = re.compile(r"^\s*(?:(?:ok(?:ay)?|now|so|then|and|also|alright|well|please|pls|hey)\b[\s,]*)+", re.I)
 
 
 def _says_term(spec: Command, outside: str) -> bool:

@@ -19,7 +19,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
           "matches",
           "hits"),
     "n": ("first", "words", "rows", "tokens", "points", "entries"),
-    "sample": ("sample of", "sample", "pairs", "examples"),
+    "sample": ("sample of", "samples?", "pairs", "examples"),
     "seed": ("seed",),
     "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score", "cosine",
                   "starts at", "from a score of",
@@ -51,7 +51,7 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tsne": ("t-sne", "t sne", "tsne"),
     "cls": (r"\[?cls\]?(?:[- ]token)?(?:'s)?\s+(?:sentence\s+)?(?:vectors?|embeddings?|representations?)",
-            r"with (?:the )?\[?cls\]?(?![\w-])"),
+            r"(?:with|using) (?:the )?\[?cls\]?(?![\w-])"),
     "pca": ("pca", "principal components"),
     "sbert": ("sbert", "sentence-transformers", "sentence transformers"),
     "stsb-test": ("test split", "test set", "test pairs", "stsb-test", "stsb test", "sts-?b test"),
@@ -122,7 +122,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:stop|cancel|abort|halt|pause)\s+(?:encoding|loading|indexing)\s+(?:the\s+)?(?!it\b|that\b|this\b)"
                r"(?P<v>[\w-]+)",
                r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
-    "data": (r"\b(?:file|data|pairs|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
+    "data": (r"\b(?:file|data|pairs|benchmark|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
            rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
@@ -192,7 +192,7 @@ NUMBER = (r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:" + NUMBER_WORD + "|" + "|".joi
 BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|\(|say|like|please|pls|to|at)\s*){0,3}"
 LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
-JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|&|/|\+|\bplus\b)-?\s*"
+JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|\bvs\b\.?|\bversus\b|&|/|\+|\bplus\b)-?\s*"
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
 #: A model said alone, without the others a line compared it with ("just this model on its own").
