@@ -9,6 +9,7 @@ apostrophe inside a word (``what's``) is not a quote. Blanks (``___``, a lone ``
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -314,6 +315,7 @@ def _target(outside: str, texts: list[str], named_first: bool = False) -> str | 
 _PHRASING_WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
+@functools.lru_cache(maxsize=128)
 def asking_words(phrasings: tuple[str, ...]) -> frozenset[str]:
     """Words that ask rather than carry: the general ones and the given phrasings' own words."""
     own = {w.lower() for p in phrasings for w in _PHRASING_WORD.findall(quoted_free(p))}

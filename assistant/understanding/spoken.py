@@ -97,7 +97,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
         keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
     named = [o for o in spec.options if _counts(o) and o.name not in found and o.name != count_option(spec)
-             and any(_pattern(rf"\b{w}\b").search(text) for w in option_names(spec, o))]
+             and _named_by(spec, o).search(text)]
     whole = [m for m in _pattern(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
     if len(named) == 1 and len(whole) == 1:  # "a different seed for the baseline, say 11": the one number left
         word = min(m.start() for w in option_names(spec, named[0]) if (m := _pattern(rf"\b{w}\b").search(text)))
@@ -308,6 +308,12 @@ def _values(spec: Command, option: Option) -> tuple[str, ...]:
         return option.choices
     listed = re.search(rf"--{re.escape(option.name)} ([^\]\s]+)", spec.usage)
     return tuple(v for v in listed.group(1).split("|") if re.fullmatch(r"[a-z][a-z0-9_-]*", v)) if listed else ()
+
+
+@functools.lru_cache(maxsize=1024)
+def _named_by(spec: Command, option: Option) -> re.Pattern[str]:
+    """Any of the words that name ``option`` (:func:`option_names`), as one pattern."""
+    return _pattern(rf"\b(?:{'|'.join(option_names(spec, option))})\b")
 
 
 def option_names(spec: Command, option: Option) -> tuple[str, ...]:
