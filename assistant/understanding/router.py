@@ -37,7 +37,6 @@ from sklearn.linear_model import LogisticRegression
 
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
-from assistant.commands.options import Option
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
 from tools.corpus.files import atomic_write
@@ -311,11 +310,9 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path
     are kept between processes)."""
     index = _index(lm, [s for s in specs if s.phrasings], folder)
     framed = frame(question)
-    plain = spoken.read(framed, _all_options(index.specs)).rest  # the question without its options
-    queries = list(dict.fromkeys([framed, plain] if plain else [framed]))
-    queries_vectors = embed(lm, queries)
-    with threads_for(0):  # a (2 x a few thousand) product: one thread (two wait on each other on a busy machine)
-        scores = util.dot_score(queries_vectors, index.vectors).max(dim=0).values  # unit vectors: the cosine
+    queries_vectors = embed(lm, [framed])  # (with the question without its options as a second query: no better)
+    with threads_for(0):  # a (1 x a few thousand) product: one thread (two wait on each other on a busy machine)
+        scores = util.dot_score(queries_vectors, index.vectors)[0]  # unit vectors: the cosine
     cosines, owner = scores.numpy(), index.rows
     order = np.lexsort((-cosines, owner))  # by row, its most similar example first (the earliest of equals)
     firsts = order[np.r_[0, np.flatnonzero(np.diff(owner[order])) + 1]]
@@ -338,30 +335,6 @@ def because(routing: Routing) -> str:
     best = routing.best
     words = f"; the words that spoke most for {best.spec.name}: {', '.join(routing.words)}" if routing.words else ""
     return f"its nearest example question is \u201c{best.phrasing}\u201d (cosine {best.similarity:.2f}){words}"
-
-
-@dataclass(frozen=True)
-class _Everything:
-    """Every command's options as one (the first of each name), to cut options out of a question."""
-
-    specs: tuple[Command, ...]
-
-    @functools.cached_property
-    def options(self) -> tuple[Option, ...]:
-        return tuple({o.name: o for s in self.specs for o in s.options}.values())
-
-    def option(self, name: str) -> Option | None:
-        return next((o for o in self.options if o.name == name), None)
-
-    @functools.cached_property
-    def usage(self) -> str:
-        return " ".join(s.usage for s in self.specs)
-
-
-@functools.lru_cache(maxsize=16)
-def _all_options(specs: tuple[Command, ...]) -> _Everything:
-    """One row holding every row's options (the first of each name), to cut options out of a question."""
-    return _Everything(specs)
 
 
 def fit(spec: Command, slots: Slots) -> float:

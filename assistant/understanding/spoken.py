@@ -91,7 +91,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
         for said, value in VALUE_WORDS.get(option.name, ()):
             if m := _pattern(said).search(text):
                 keep(option, value, _with_lead(text, *m.span()))
-    no_texts = getattr(getattr(spec, "texts", None), "most", None) == 0  # (the router's row of every option has none)
+    no_texts = spec.texts.most == 0
     fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
     decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
