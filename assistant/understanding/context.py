@@ -20,6 +20,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import META, merged_line, option_values, previous_line
 from assistant.understanding.facts import Understanding
+from assistant.understanding.words import OPENING
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -140,8 +141,9 @@ def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, 
 
 def named_alone(question: str, session: Session, table: Mapping[str, Command],
                  settings: Settings) -> Understanding | None:
-    """A question that is only a command's name ("why?") runs that command on the previous command's texts."""
-    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", question.lower())
+    """A question that is only a command's name ("why?", "ok now why?") runs that command on the previous command's
+    texts."""
+    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", OPENING.sub("", question).lower())
     spec = table.get(word.group(1)) if word else None
     last = previous_command(session, table) if spec is not None and spec.texts.least > 0 else None
     if spec is None or last is None:

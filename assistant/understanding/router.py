@@ -39,6 +39,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
+from assistant.understanding.words import OPENING
 from tools.corpus.files import atomic_write
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
@@ -342,7 +343,7 @@ def fit(spec: Command, slots: Slots) -> float:
     `mask`, a word then sentences for `word` / `static`, a command named for `help`, a file for `corpus`), less a
     penalty when it cannot take that many quoted texts; a bonus when it says one of the command's ``terms`` or
     starts with its name."""
-    opening = _OPENING.sub("", slots.question)  # "ok, now compare a red car with a red truck"
+    opening = OPENING.sub("", slots.question)  # "ok, now compare a red car with a red truck"
     first = opening.split(None, 1)[0].lower() if opening.strip() else ""
     own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
            + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
@@ -355,10 +356,6 @@ def fit(spec: Command, slots: Slots) -> float:
     if n < least or (most is not None and n > most):
         return own - FIT_PENALTY
     return own
-
-
-#: Words a line may open with before its first real word ("ok, now compare ...", "and then search ...").
-_OPENING = re.compile(r"^\s*(?:(?:ok(?:ay)?|now|so|then|and|also|alright|well|please|pls|hey)\b[\s,]*)+", re.I)
 
 
 def _says_term(spec: Command, outside: str) -> bool:

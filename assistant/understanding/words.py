@@ -6,6 +6,8 @@ choice's spoken forms ("t-SNE" for ``tsne``), and numbers said in words.
 
 from __future__ import annotations
 
+import re
+
 from assistant.commands.slots import DATA_FILE
 
 #: How people name an option (the row's option names are always accepted too).
@@ -193,6 +195,8 @@ BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|\(|say|like|please|pls|to|at)\s*){0,3}
 LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
 JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|\bvs\b\.?|\bversus\b|&|/|\+|\bplus\b)-?\s*"
+#: Words a line may open with before its first real word ("ok, now compare ...", "and then search ...").
+OPENING = re.compile(r"^\s*(?:(?:ok(?:ay)?|now|so|then|and|also|alright|well|please|pls|hey)\b[\s,]*)+", re.I)
 #: Choices that mean every other choice of their option ("all" strategies, "both" formats).
 EVERY = ("all", "both")
 #: A model said alone, without the others a line compared it with ("just this model on its own").
