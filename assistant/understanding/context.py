@@ -174,7 +174,6 @@ _SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\
 #: "swap in 'X' for the second one", "try with 'X' instead of the second sentence": the same, said the other way.
 _SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute)\b.*\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+"
                       r"(first|second|third|last)\s+(?:one|sentence|text)\b", re.I)
-_NTH = {"first": 0, "second": 1, "third": 2, "last": -1}
 
 
 def swapped_text(question: str, session: Session, table: Mapping[str, Command],
@@ -187,7 +186,7 @@ def swapped_text(question: str, session: Session, table: Mapping[str, Command],
     read = slots.read(question)
     before = parse(last[0], table, settings)
     first = 1 if last[1].texts.word_first else 0
-    index = _NTH[said.group(1).lower()]
+    index = fill.WHICH[said.group(1).lower()]
     if len(read.texts) != 1 or not -len(before.texts) + first <= index < len(before.texts) - first:
         return None
     texts = list(before.texts)

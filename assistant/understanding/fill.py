@@ -32,7 +32,8 @@ _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
 _ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
                    re.I)
-_WHICH = {"first": 0, "second": 1, "last": -1}
+#: Which of the previous texts "the first / second / third / last one" is.
+WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
 
 
@@ -48,7 +49,7 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text|of\s+(?:those|these|them|the\s+two))\b",
                     question, re.I)
     if one is not None:
-        index = _WHICH[one.group(1).lower()]
+        index = WHICH[one.group(1).lower()]
         return [previous[index]] if -len(previous) <= index < len(previous) else []
     return list(previous)
 
