@@ -84,6 +84,11 @@ def test_int8_is_taken_only_where_the_measured_cpu_gained_enough_from_it():
     assert fast_kernel(None, "auto", zen4).kernel is _expected_kernel(zen4) is FastKernel.INT8
     amx = Cpu("Intel Xeon", "6/167", frozenset({"amx_int8", "avx512f"}), CpuKind.AMX)
     assert fast_kernel(None, "auto", amx).kernel is _expected_kernel(amx) is FastKernel.INT8
+    # one CPU model seen with and without AMX exposed (a lent machine and a VM): each kind keeps its own row
+    amx_207 = Cpu("Intel Xeon", "6/207", frozenset({"amx_int8", "avx512f", "avx512_vnni"}), CpuKind.AMX)
+    vnni_207 = Cpu("Intel Xeon", "6/207", frozenset({"avx512f", "avx512_vnni"}), CpuKind.AVX512_VNNI)
+    assert measured_on(amx_207) is not measured_on(vnni_207) and "AMX" in measured_on(amx_207).cpu
+    assert "(6/207)" in fast_kernel(None, "auto", amx_207).why
     # the setting overrides the table either way, and says so
     assert fast_kernel(None, "int8", avx2).kernel is FastKernel.INT8
     assert "ASSISTANT_FAST_KERNEL=fp32" in fast_kernel(None, "fp32", amx).why

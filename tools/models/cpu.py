@@ -127,6 +127,13 @@ MEASURED: tuple[Measured, ...] = (
         "1.30x sentence-transformers' default (PyTorch fp32 is about as fast as ONNX Runtime fp32 here); "
         "OpenVINO fp32 matched or beat it (0.79-1.27x ours, loaded runs)",
         "ONNX Runtime int8 2.18x sentence-transformers' default and 1.8-2.8x its ONNX int8 export", 1.30, 2.18),
+    Measured(
+        CpuKind.AMX, "6/207", "Intel Xeon, family 6 model 207 (AVX-512, VNNI, BF16, AMX), 2 of a lent machine's 16 "
+        "cores, its own libraries (onnxruntime 1.30), 2026-11-27",
+        "ONNX Runtime fp32 1.51x and 1.32x sentence-transformers' default in two runs (1.42x and 1.52x on bulk "
+        "passes); its ONNX and OpenVINO backends not measured there",
+        "ONNX Runtime int8 3.20x and 3.19x sentence-transformers' default (3.46x and 3.34x on bulk passes), "
+        "2.1-2.4x our full precision", 1.42, 3.19),
 )
 
 
