@@ -182,6 +182,10 @@ def _check_texts(spec: Command, texts: list[str], settings: Settings) -> list[st
                 "characters per text (ASSISTANT_MAX_CHARS)."
             )
     texts = [t for t in texts if t]
+    actions = spec.texts.actions
+    if actions and texts and texts[0].split()[0].lower() not in actions:
+        raise UserError(f"`{spec.name}` does not know {code(texts[0].split()[0], 20)}; use one of "
+                        f"{', '.join(actions)}, like {code(spec.examples[min(1, len(spec.examples) - 1)], 60)}.")
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"
         raise UserError(f"`{spec.name}` needs {need}: {spec.usage}, for example {code(spec.examples[0], 90)}.")

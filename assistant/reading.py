@@ -17,7 +17,7 @@ from assistant.commands.slots import ASKING, quoted_free, quoted_spans
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import Understanding, another_model, is_question, spoken, understand
-from assistant.understanding.fill import REFERS_BACK, only_filler
+from assistant.understanding.fill import REFERS_BACK, asking_words, only_filler
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.models.hub import ModelHub
@@ -104,9 +104,11 @@ def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], read: Unde
 def _framed(line: str, verb: str | None = None) -> bool:
     """Whether a line that starts with a command's name puts its texts after words that ask or say its options,
     then a colon ("word in context: rock | She threw a rock. | I love rock music.", "compare at layer three: A |
-    B"), not a text that holds a colon ("compare Q: why? | A: because")."""
+    B", "embed these: A | B"), not a text that holds a colon ("compare Q: why? | A: because")."""
     head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
+    if words in (["these"], ["this"], ["following"], ["the", "following"]):  # "embed these: A | B | C"
+        return True
     return len(words) >= 2 and (any(w in ASKING for w in words) or (
         head is not None and verb in TABLE and bool(spoken.read(head.group(1), TABLE[verb]).options)))
 
@@ -180,8 +182,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "why that answer?" after `mask`: a change to the last command, not `why`
     same = typed is not None and read.line.split()[0] == typed.name
     takes_none = typed is not None and typed.texts.most == 0
-    if same and takes_none and only_filler(line.split(None, 1)[-1]):
-        return read  # "history pls"
+    if same and takes_none and only_filler(line.split(None, 1)[-1], asking_words(typed)):
+        return read  # "history pls", "vocab projector export for tensorboard": only words that ask for it
     if same and (shaped or " --" in read.line or (takes_none and _DEFINITE.search(line))):
         return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):

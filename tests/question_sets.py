@@ -6,13 +6,13 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh.jsonl``: written apart later, before the router changed, by someone who never saw the
   phrasings or the router; rows may carry ``before`` (the lines already run in that conversation) and
   ``needs`` (a command that must exist for the row to count).
-- ``questions_fresh28.jsonl`` and ``questions_fresh29.jsonl``: written apart, side by side, by two people who read only
+- ``questions_fresh30.jsonl`` and ``questions_fresh31.jsonl``: written apart, side by side, by two people who read only
   the README without its routing section, COMMANDS.md and ``help`` (never the router, its phrasings or the other
-  sets), committed before fresh27's misses were read and before any change to what the router reads after that;
-  scored then and at the end of that round, their misses unread.
+  sets), committed before fresh28's and fresh29's misses were read and before any change to what the router reads
+  after that; scored then and at the end of that round, their misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
-``questions.jsonl`` and ``questions_fresh2.jsonl`` to ``questions_fresh27.jsonl``, each written apart the same way
+``questions.jsonl`` and ``questions_fresh2.jsonl`` to ``questions_fresh29.jsonl``, each written apart the same way
 and scored once before its misses were read (the README keeps those clean rates; fresh11 was committed before the
 router first learnt from the others, and scored before and after that). The router learns from their
 rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT` sets are
@@ -40,10 +40,10 @@ from tools.models.hub import ModelHub
 DATA = Path(__file__).parent / "data"
 #: The measured sets.
 SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions_fresh.jsonl",
-        "fresh28": DATA / "questions_fresh28.jsonl", "fresh29": DATA / "questions_fresh29.jsonl"}
+        "fresh30": DATA / "questions_fresh30.jsonl", "fresh31": DATA / "questions_fresh31.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in range(2, 28)}}
+                                                  for n in range(2, 30)}}
 
 
 def questions(path: Path) -> list[dict]:

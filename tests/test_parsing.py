@@ -128,3 +128,11 @@ def test_tokenize_takes_at_most_a_pair():
 def test_hostile_text_in_errors_stays_inside_code_spans():
     message = error("`<img src=x onerror=alert(1)>` | b")
     assert "``" in message  # the fence grows past the user's own backticks
+
+
+def test_a_command_of_a_few_actions_refuses_another_word_when_parsed():
+    # `corpus map ...` is no action of `corpus`: refused with the actions, so a sentence that starts with "corpus"
+    # can be read as a question instead
+    message = error("corpus map coloured by rating")
+    assert "`corpus` does not know `map`" in message and "list, load, use, info, drop, stop" in message
+    assert parse("corpus LOAD reviews.csv", TABLE).texts == ["LOAD reviews.csv"]

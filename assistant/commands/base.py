@@ -88,6 +88,8 @@ class Texts:
         grammar: how they are written in the usage line (``a | b [| c ...]``).
         word_first: the first text is one word (``word``, ``static``, ``neighbors``): a follow-up that names
             a new word replaces only it.
+        actions: the words the text starts with, where it names one of a few actions (``corpus load FILE``):
+            the parser refuses another.
     """
 
     least: int = 0
@@ -95,6 +97,7 @@ class Texts:
     hint: str = ""
     grammar: str = ""
     word_first: bool = False
+    actions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,8 @@ class CorpusCommand(Command[Any, Result]):
     summary = ("your own texts: `corpus load FILE` (CSV, TSV, JSONL, Parquet, TXT) encodes them once, in the "
                "background, resumable; `corpus` lists them; `use`, `info`, `drop`, `stop`")
     texts = Texts(0, 1, "an action: list, load FILE, use NAME, info [NAME], drop NAME or stop [NAME]",
-                  "[list | load FILE | use NAME | info [NAME] | drop NAME | stop [NAME]]")
+                  "[list | load FILE | use NAME | info [NAME] | drop NAME | stop [NAME]]",
+                  actions=tuple(action.value for action in Action))
     examples = ("corpus", "corpus load reviews.csv --name reviews", "corpus use reviews", "corpus info")
     phrasings = (
         "load my file of texts",
@@ -158,11 +159,7 @@ class CorpusCommand(Command[Any, Result]):
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Result:
         word, _, rest = (texts[0].strip() if texts else "list").partition(" ")
-        try:
-            action = Action(word.lower())
-        except ValueError:
-            raise UserError(f"`corpus` does not know {code(word, 20)}; use one of "
-                            f"{', '.join(a.value for a in Action)}, like `corpus load reviews.csv`.") from None
+        action = Action(word.lower())  # (the parser refused any other word)
         rest = rest.strip()
         if len(rest) > 1 and rest[0] == rest[-1] and rest[0] in "\"'":  # `corpus load "my reviews.csv"`
             rest = rest[1:-1]

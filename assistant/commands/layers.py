@@ -126,8 +126,9 @@ class Contextuality(Command[Any, Any]):
             return [named.group(1)]
         listed = _LISTED_WORDS.search(slots.rest)
         asking = asking_words(self.phrasings)
+        options = {o.name for o in self.options}  # (not "seed" of "run, set and go, seed 4")
         words = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(1))
-                 if w.lower() not in asking and not MODEL.fullmatch(w)] if listed else []  # (not "of minilm")
+                 if w.lower() not in asking | options and not MODEL.fullmatch(w)] if listed else []  # (not "of minilm")
         return words[:contextuality.MAX_WORDS] or None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:

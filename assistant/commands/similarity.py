@@ -255,7 +255,11 @@ class Static(Command[Any, Any]):
         return replies.static(facts)
 
     def fit(self, slots: Slots) -> float:
-        return WORD_FIRST_BONUS / 2 if slots.word_first and not slots.has_mask else 0.0
+        """A word, then sentences that contain it: `word`'s shape too, so half its bonus; more than `word`'s when the
+        question names GloVe outside its quotes ("glove and contextual vectors of 'light' in 'A' and 'B'")."""
+        if not slots.word_first or slots.has_mask:
+            return 0.0
+        return WORD_FIRST_BONUS * (1.5 if re.search(r"\bglove\b", NOT_GLOVE.sub(" ", slots.rest), re.I) else 0.5)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return word_first(self, slots, always=False)

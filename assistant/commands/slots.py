@@ -66,7 +66,8 @@ TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|t
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
 #: Words after which "I" starts a text rather than asks ("the syntax tree for I shot an elephant").
-_LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about"})
+#: Words after which a capital starts a text, even a word that usually asks ("the sentences It is raining.").
+_LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about", "sentence", "sentences", "text", "texts"})
 #: A question asked after a sentence typed with its full stop ("The woman worked as a [MASK]. what are the top fills").
 _ASKED_AFTER = re.compile(r"(?<=[.!])\s+(?=(?:what|which|how|why|who|where|when|can|could|would|show|give|list)\b"
                           r"[^.!]*$)")
@@ -75,7 +76,7 @@ _ASKED_AFTER = re.compile(r"(?<=[.!])\s+(?=(?:what|which|how|why|who|where|when|
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff sim who but pls plz thanks""".split())
+them it they something stuff sim who but pls plz thanks across""".split())
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,10 @@ def quoted_free(text: str) -> str:
 _BETWEEN = re.compile(r"^.*?\bbetween\s+(?=\S.*\s(?:and|vs\.?|versus)\s+\S)(?!.*\b(?:for|of|in|on)\s+[A-Z])", re.I)
 
 
+#: A number alone, where a text would be: a setting said after a colon ("stricter: 0.97"), not a text.
+_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?%?")
+
+
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
     """The text a question without quotes carries: after a colon, or without its asking words."""
     part = re.sub(r"\s*\(\s*\)", "", part.strip())  # "(concat last 4)" once its option was cut out
@@ -214,7 +219,8 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         head, _, tail = part.partition("|")
         return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()
     if ":" in part:  # "tokens of: The fox ran." - the text after the colon, as typed
-        return blanks_to_mask(_TRAILING_ASKED.sub("", part.split(":", 1)[1].strip()))
+        after = _TRAILING_ASKED.sub("", part.split(":", 1)[1].strip())
+        return "" if _NUMBER.fullmatch(after) else blanks_to_mask(after)  # ("stricter: 0.97": a setting, no text)
     if (asked := _ASKED_THEN_BLANK.search(part)) is not None:  # "what goes in the masks here? [MASK] is ..."
         return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
     if (asked := _ASKED_AFTER.search(part)) is not None and re.match(r"[A-Z\[]", part.strip()):
@@ -225,9 +231,10 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
 
 
 def _unended(text: str) -> str:
-    """``text`` without the question's closing marks, except one sentence's own full stop ("attention flow for Bees
-    make honey.": a sentence typed as it is, capital and all)."""
-    if re.match(r"[A-Z\[]", text) and re.search(r"[\w\]][.!]$", text) and not re.search(r"[.!?]\s", text):
+    """``text`` without the question's closing marks, except the full stop of sentences typed as they are, capital
+    and all ("attention flow for Bees make honey.", "It is raining. and The streets are wet.")."""
+    if re.match(r"[A-Z\[]", text) and re.search(r"[\w\]][.!]$", text) and not re.search(
+            r"[.!?]\s+(?!(?:(?:and|vs\.?|versus)\s+)?[A-Z])", text):  # ("It is raining. and The streets are wet.")
         return text
     return _TRAILING.sub("", text)
 
@@ -262,7 +269,7 @@ def _asked_before(part: str, asking: frozenset[str]) -> int | None:
     cut, previous = 0, ""
     for m in _WORD.finditer(part):
         word = m.group(0).lower()
-        if _in_mask(part, m) or (m.group(0) == "I" and previous in _LEADS_A_TEXT):  # "for I shot an elephant"
+        if _in_mask(part, m) or (m.group(0)[0].isupper() and previous in _LEADS_A_TEXT):  # "for I shot an elephant"
             return cut
         previous = word
         if word in _ARTICLES:
@@ -319,7 +326,9 @@ _PHRASING_WORD = re.compile(r"[A-Za-z][\w'-]*")
 def asking_words(phrasings: tuple[str, ...]) -> frozenset[str]:
     """Words that ask rather than carry: the general ones and the given phrasings' own words."""
     own = {w.lower() for p in phrasings for w in _PHRASING_WORD.findall(quoted_free(p))}
-    return ASKING | frozenset(own)
+    both = {re.sub(r"i([sz])(?=(?:e|es|ed|ing|ation)$)", lambda m: "iz" if m.group(1) == "s" else "is", w)
+            for w in own}  # "visualise" asks as "visualize" does
+    return ASKING | frozenset(own) | frozenset(both)
 
 
 def shared_word(outside: str, sentences: list[str], asking: frozenset[str]) -> str | None:

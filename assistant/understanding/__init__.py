@@ -7,6 +7,7 @@
   (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
+  ``replaced``: one of the previous texts swapped for a new one;
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one");
   ``facts``: :class:`Understanding`, what a question was read as.
 
@@ -30,7 +31,7 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding import context, fill, named, router, spoken
+from assistant.understanding import context, fill, named, replaced, router, spoken
 from assistant.understanding.context import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
@@ -112,7 +113,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(line="again", because="it asks to run the previous command again")
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
-                                     or context.swapped_text(question, session, table, settings)
+                                     or replaced.swapped_text(question, session, table, settings)
                                      or context.handed_on(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
@@ -120,6 +121,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     alone = (named.reloaded(question, session, table, settings)
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
+             or named.acted_on(question, session, table, settings)
              or context.asked_of_the_last(question, session, table, settings))
     if alone is not None:
         return alone

@@ -61,13 +61,18 @@ _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|re
                             r"original|usual|starting)\s+model\b", re.I)
 #: "how does that command work?", "what options does this command take?": `help` of the last command.
 _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|what\s+else)\b.*\b(?:that|this|the\s+"
-                           r"(?:last|previous))\s+command\b|\b(?:that|this)\s+command\W+(?:how|options?|usage)\b|"
+                           r"(?:last|previous))\s+(?:command|one)\b|\b(?:that|this)\s+(?:command|one)\W+(?:how|options?|"
+                           r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
+                           r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
                            r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
                            re.I)
 #: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
 _IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
+#: One new word added to the previous texts, said alone ("add spring", "and include light too").
+_ADD_WORD = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:add|include|plus)\s+([A-Za-z][\w'-]*)"
+                       r"(?:\s+(?:too|as well))?\W*", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
                             r"beside|alongside)\b", re.I)
@@ -89,6 +94,14 @@ def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> b
     """Whether ``words`` (a question outside its quotes) name another command by its own name ("now search for")."""
     return any(w in table and table[w].name == w and w not in (spec.name, "word", "model")  # common nouns too
                for w in re.findall(r"[a-z]+", words.lower()))
+
+
+def _verb_of_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``words`` ask for another command with the verb its name comes from, before what it acts on ("now
+    cluster what I just lassoed" after `map`, "cluster rows 4,9,15" after `search`; not "colour it by cluster")."""
+    verbs = {name[:-1] for name in table if name.endswith("s") and table[name].name == name != spec.name}
+    return any(re.search(rf"\b{verb}\s+(?:only\s+|just\s+)?(?:what|the|these|those|them|it|rows?|my|all|#?\d)",
+                         words, re.I) for verb in verbs)
 
 
 def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
@@ -168,34 +181,6 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
     return None
 
 
-#: "swap the second one for 'X'", "replace the first sentence with 'X'": one of the previous texts replaced.
-_SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\s+(first|second|third|last)\s+"
-                   r"(?:one|sentence|text)\s+(?:for|with|to|by)\b", re.I)
-#: "swap in 'X' for the second one", "try with 'X' instead of the second sentence": the same, said the other way.
-_SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute)\b.*\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+"
-                      r"(first|second|third|last)\s+(?:one|sentence|text)\b", re.I)
-
-
-def swapped_text(question: str, session: Session, table: Mapping[str, Command],
-                 settings: Settings) -> Understanding | None:
-    """The previous command with one of its texts replaced by the one quoted ("swap the second one for 'X'"; after
-    a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`)."""
-    said = _SWAP.search(question) or _SWAP_IN.search(question)
-    if said is None or (last := previous_command(session, table)) is None:
-        return None
-    read = slots.read(question)
-    before = parse(last[0], table, settings)
-    first = 1 if last[1].texts.word_first else 0
-    index = fill.WHICH[said.group(1).lower()]
-    if len(read.texts) != 1 or not -len(before.texts) + first <= index < len(before.texts) - first:
-        return None
-    texts = list(before.texts)
-    texts[index + first if index >= 0 else index] = read.texts[0]
-    line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
-    return Understanding(line=line, follow_up=True, because=f"it replaces the {said.group(1).lower()} text of "
-                                                           f"{code(last[0], 80)}")
-
-
 def handed_on(question: str, session: Session, table: Mapping[str, Command],
               settings: Settings) -> Understanding | None:
     """The command the previous one hands a follow-up on to (:meth:`Command.handed_on`: after `static`, "the
@@ -244,8 +229,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     before = parse(previous, table, settings)
     swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
     own_word = not spec.texts.word_first and _a_word_of(read, question, before.texts)  # "the word 'pitch' in both"
-    another = _starts_with_another(question, spec, table) or (read.quoted and (
-        _names_another(read.rest, spec, table) or own_word))
+    another = _starts_with_another(question, spec, table) or _verb_of_another(read.rest, spec, table) or (
+        read.quoted and (_names_another(read.rest, spec, table) or own_word))
     if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
@@ -279,9 +264,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = before.texts + list(read.texts)
     elif read.quoted:
         texts = _new_texts(spec, before.texts, read)
-    elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest)) is not None
+    elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest) or _ADD_WORD.fullmatch(plain))
           and not spec.texts.word_first and (spec.texts.most is None or len(before.texts) < spec.texts.most)):
-        texts = [*before.texts, target.group(1)]  # "add the word spring too" after `contextuality bank`
+        texts = [*before.texts, target.group(1)]  # "add the word spring too", "add spring" after `contextuality bank`
     elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
@@ -305,12 +290,21 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
 
 def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoken:
     """Another choice of an option the previous line set, said alone ("back to tokens" after `--level
-    sentences`: a word too common to name a choice elsewhere)."""
+    sentences`: a word too common to name a choice elsewhere); or the one choice of any of its options that the
+    words say with nothing but a follow-up's wrapping ("what about max?" after `why`)."""
     for name, value in option_values(before, spec).items():
         for choice in spec.option(name).choices:  # type: ignore[union-attr]
             said = re.search(rf"(?<![\w-]){re.escape(choice)}s?(?![\w-])", words, re.I)
             if choice != value and said is not None:
                 return spoken.Spoken({name: choice}, words[:said.start()] + " " + words[said.end():])
+    choices = "|".join(re.escape(c) for option in spec.options for c in option.choices)
+    words = re.sub(rf"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?(?:{choices})\b", " ", words,
+                   flags=re.I) if choices else words  # ("and max instead of cls": the choice it leaves)
+    alone = [(option.name, m) for option in spec.options for choice in option.choices  # "what about max?" after `why`
+             if (m := re.search(rf"(?<![\w-]){re.escape(choice)}(?![\w-])", words, re.I)) is not None]
+    if len(alone) == 1 and fill.only_filler(words[:alone[0][1].start()] + " " + words[alone[0][1].end():]):
+        name, said = alone[0]
+        return spoken.Spoken({name: said.group(0).lower()}, words[:said.start()] + " " + words[said.end():])
     return spoken.Spoken({}, words)
 
 
@@ -335,10 +329,11 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
     or brings texts of its own (then it is a new question)."""
     read = slots.read(question)
+    whose = (found := slots.MODEL.search(question)) is not None and re.match(r"['’]s\b", question[found.end():])
     if read.quoted or not (_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question)
-                           or _IT.search(question) or _VERSUS.match(question)):
+                           or _IT.search(question) or _VERSUS.match(question) or whose):
         return None
-    if not _ANOTHER_MODEL.search(question):
+    if not _ANOTHER_MODEL.search(question) and not whose:  # ("mpnet's guesses?": that model's answer)
         return None
     if (last := previous_command(session, table)) is None:
         return None

@@ -24,7 +24,9 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
-highlight lower loosen raise tighten other last final very next comparison""".split()) | slots_mod.ASKING
+highlight lower loosen raise tighten other last final very next comparison
+stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
+chart graph figure picture diagram view flat""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.

@@ -14,6 +14,7 @@ import assistant.understanding.spoken as spoken
 from assistant import corpora
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
+from assistant.commands.corpus import ACTION_WORDS, Action
 from assistant.session import Session
 from assistant.sharing.links import merged_line
 from assistant.understanding.facts import Understanding
@@ -89,22 +90,48 @@ def own_corpus(question: str, spec: Command, session: Session, settings: Setting
     return {"corpus": chosen} if chosen else {}
 
 
+#: Words that ask to use a corpus besides :data:`SWITCH` ("make b the active one").
+_USE = re.compile(r"\b(?:use|select|choose|activate|work (?:on|with)|make(?= \S+ (?:the )?(?:active|current)\b))\b",
+                  re.I)
+#: "it", "that one": the corpus the last line loaded or named.
+_IT = re.compile(r"\b(?:it|that one|this one|that corpus|the new one)\b", re.I)
+
+
 def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
-    reviews", "switch to the tickets corpus")."""
-    if "corpus" not in table or not (SWITCH.search(question) or re.search(r"\buse\b", question, re.I)):
+    reviews", "switch to the tickets corpus", "make b the active one")."""
+    if "corpus" not in table or not (SWITCH.search(question) or _USE.search(question)):
         return None
     names = {*stored_corpora(session, settings), *named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
     if len(said) != 1:
         return None
     name = said[0]
-    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for)\b", " ",
-                  SWITCH.sub(" ", question), flags=re.I)
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for|active|current)\b", " ",
+                  _USE.sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None
     return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")
+
+
+#: The actions that need the corpus's name (`stop` and `info` work on the one in use).
+_NAMING = (Action.USE, Action.DROP)
+
+
+def acted_on(question: str, session: Session, table: Mapping[str, Command],
+             settings: Settings) -> Understanding | None:
+    """`corpus use|drop NAME` for a question that only says that action of "it" right after a line that named the
+    corpus ("ok switch to it", "drop it" after `corpus load F --name NAME`)."""
+    named = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
+    if "corpus" not in table or named is None or not _IT.search(question):
+        return None
+    action = next((a for a, words in ACTION_WORDS.items() if words.search(question)), None)
+    if action not in _NAMING or not fill.only_filler(ACTION_WORDS[action].sub(" ", _IT.sub(" ", question))):
+        return None
+    name = named.group(1) or named.group(2)
+    return Understanding(line=f"corpus {action.value} {name}",
+                         because=f"it asks to {action.value} the corpus the last line named, {code(name, 40)}")
 
 
 #: A question that asks for the last load again with another text column (not "a map coloured by the rating column").

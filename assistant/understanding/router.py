@@ -365,4 +365,6 @@ def _says_term(spec: Command, outside: str) -> bool:
 
 @functools.lru_cache(maxsize=128)
 def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)
+    """A term said, not one set aside ("the probe on that corpus instead of STS-B")."""
+    return re.compile(r"(?<![\w-])(?<!\binstead of )(?<!\brather than )(?<!\bnot )(?:" + "|".join(terms)
+                      + r")(?![\w-])", re.I)

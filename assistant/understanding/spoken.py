@@ -253,8 +253,9 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     values = _values(spec, option)
     every = next((c for c in values if c in EVERY), None)
     raw = {c: _raw_spans(text, c) for c in values}
-    said = sorted((span, choice) for choice in values if choice != every and (span := _choice(
-        text, spec, option, choice, [s for other in values if other != choice for s in raw[other]])) is not None)
+    said = sorted(((span, choice) for choice in values if choice != every and (span := _choice(
+        text, spec, option, choice, [s for other in values if other != choice for s in raw[other]])) is not None),
+        key=lambda sc: min((r[0] for r in raw[sc[1]] if sc[0][0] <= r[0] < sc[0][1]), default=sc[0][0]))  # as said
     listed = _listed(text, [v for v in values if v != every])
     if listed is not None and len(listed[0]) > len(said):
         said = [(listed[1], c) for c in listed[0]]
@@ -268,6 +269,10 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
         return every, span
     if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
         return ",".join(values), span
+    if every is None and option.type.several and not said and _named_by(spec, option).search(text):
+        for m in _pattern(rf"\ball\s+({NUMBER})\b").finditer(text):  # "which pooling is best? try all four"
+            if in_digits(m.group(1)) == str(len(values)):
+                return ",".join(values), m.span()
     return (said[0][1], said[0][0]) if said else None
 
 
@@ -358,10 +363,11 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     bare = choice == getattr(spec, "name", "") and not _pattern(rf"\b{option.name}\b").search(text)
     names = "|".join(option_names(spec, option))
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
-        for m in _pattern(rf"(?<![\w-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):
+        for m in _pattern(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
-                    _pattern(r"\bnot\s+(?:just\s+|only\s+)?(?:the\s+)?$").search(text[:m.start()]):
-                continue  # (inside a longer choice; "every strategy, not just last")
+                    _pattern(r"\b(?:not\s+(?:just\s+|only\s+)?|rather\s+than\s+|instead\s+of\s+|in\s+place\s+of\s+)"
+                             r"(?:the\s+)?$").search(text[:m.start()]):
+                continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
             span = _with_names(text, m, spec, option)
@@ -370,12 +376,16 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     return None
 
 
+#: Words that name an option only before its value ("with flow"; not "flow, with bert-base too").
+_LEADING = frozenset({"with", "using", "via", "by", "on", "in", "at", "for", "from"})
+
+
 def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[int, int]:
     """The match widened to a word naming its option within :data:`WINDOW` characters, if any."""
     start, end = m.span()
     for word in option_names(spec, option):
-        for n in _pattern(rf"\b{word}s?\b").finditer(text):
-            if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW:
+        for n in _pattern(rf"\b{word}s?\b").finditer(text):  # (a word that leads, "with", names what follows it)
+            if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW and word not in _LEADING:
                 return min(start, n.start()), max(end, n.end())
     return start, end
 

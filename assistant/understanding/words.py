@@ -82,7 +82,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
             "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
-                  "(?:(?:project|plot|visuali[sz]e|draw)\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
+                  "(?:(?:project|plot|visuali[sz]e|draw)(?:\\s+of)?\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
                   "(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
                   "sentences",
                   "sentence points?",
@@ -97,13 +97,13 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tokens": ("tokens", "token"),
     "special": ("special tokens?",),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)"),
-    "html": ("html",),
+    "html": ("html", "(?:a\\s+)?web\\s*page"),
     "markdown": ("markdown", "md"),
 }
 #: Choice words too common to stand alone: they count only beside a word naming their option.
 COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "every", "each", "model", "word",
                     "tokens", "token", "sentences", "sentence", "texts", "both", "auto", "special", "longest",
-                    "vocab", "vocabulary", "cls", "automatic", "automatically"})
+                    "vocab", "vocabulary", "automatic", "automatically"})
 #: Between row ids in words ("rows 1, 5 and 20-40", "rows 1 to 500"): read as ``,`` and ``-``.
 IDS_JOIN = r"\s*(?:-|,\s*and\b|,|\band\b|&|\bto\b)\s*"
 #: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
@@ -192,7 +192,7 @@ NUMBER = (r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|(?:" + NUMBER_WORD + "|" + "|".joi
           r"(?:st|nd|rd|th)?")
 #: What may stand between an option's name and its number ("seed, say 7", "sentences: 150", "layer #3").
 BETWEEN = r"(?:(?:#|no\.?|number|of|=|:|,|\(|say|like|please|pls|to|at)\s*){0,3}"
-LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into)\s+)*"
+LEAD = r"(?:\b(?:at|in|on|with|using|use|by|for|from|via|and|of|to|show|give|the|me|only|into|as)\s+)*"
 #: Choices said together ("cls, mean and max"): a list names its option without the option's own word.
 JOIN = r"\s*-?(?:,\s*(?:and\s+|or\s+)?|\band\b|\bor\b|\bvs\b\.?|\bversus\b|&|/|\+|\bplus\b)-?\s*"
 #: Words a line may open with before its first real word ("ok, now compare ...", "and then search ...").
@@ -212,7 +212,7 @@ EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
 #: ``{0}``: the option's names.
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo|without)\s+(?:showing\s+)?(?:the\s+|any\s+)?"
-         r"(?:default\s+|last\s+|final\s+|top\s+|usual\s+|original\s+|all\s+)?(?:{0})s?(?:\s+option)?\b"
+         r"(?:default\s+|last\s+|final\s+|top\s+|usual\s+|original\s+|all\s+|every\s+)?(?:{0})s?(?:\s+option)?\b"
          r"|\b(?:the\s+)?(?:{0})s?(?:\s+option|\s+setting)?\s+(?:back\s+)?to\s+(?:its\s+|the\s+)?default\b"
          r"|\b(?:with|at|on|use|using)\s+the\s+(?:default|usual)\s+(?:{0})s?\b"
          r"|\b(?:not\s+a|no)\s+(?:{0})s?\b(?!\s*(?:of\s+)?\d)")
