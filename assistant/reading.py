@@ -171,7 +171,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     syntax = COMMAND_SYNTAX.search(line) is not None and not framed  # ("download the vectors of these: A | B")
     if "|" in line and syntax and not _quoted_in_words([line]):  # (quoted texts with words after them are a sentence)
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
-    shaped = (any(mark in line for mark in "'\"“‘:") or " and " in line or line.rstrip().endswith("?")
+    shaped = (any(mark in line for mark in "'\"“‘:") or re.search(r"\s(?:and|vs\.?|versus)\s", line) is not None
+              or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"
     if syntax and not shaped:
         return None
@@ -190,6 +191,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # (a reading with options said in words: "compare minilm and mpnet on the STS benchmark")
     if not syntax and takes_none and REFERS_BACK.search(line) is not None:
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
+    if not syntax and not same and REFERS_BACK.search(line) is not None and typed is not None and typed.followed:
+        return read  # "compare that to the static glove vector" after `word`: another command on the texts before
     return None
 
 

@@ -28,6 +28,8 @@ LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
 WORD_FIRST_BONUS = 0.12
 #: What a quoted phrase of several words costs `neighbors` (it finds the neighbours of one word).
 PHRASE_PENALTY = 0.1
+#: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
+BLANK_PENALTY = 0.15
 
 
 @register
@@ -116,6 +118,9 @@ class Why(Command[Any, Any]):
         pool: str = param("mean: exact pair contributions; cls, max: integrated gradients; sbert: the model's "
                           "recipe (exact when it is a mean)", "mean", choices=Pooling)
         layer: int | None = param(LAYER_HELP, minimum=0, maximum=1000)
+
+    def fit(self, slots: Slots) -> float:
+        return -BLANK_PENALTY if slots.has_mask else 0.0
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return why.explanation(ctx.model(), texts, p.pool, p.layer)
@@ -214,7 +219,8 @@ class Embed(Command[Any, Embedding]):
 
 #: A follow-up to `static` that asks for the model's side alone ("the contextual model itself", "the model's contextual
 #: vectors", "the proper word-in-context analysis on the model").
-MODEL_ALONE = re.compile(r"\bcontextual\s+(?:model|vectors?|embeddings?|view|version)|"
+MODEL_ALONE = re.compile(r"(?<!for the )(?<!of the )(?<!on the )\bcontextual\s+(?:model|vectors?|embeddings?|view|"
+                         r"version|side|part)|"
                          r"\bmodel(?:'s)?\s+(?:itself|alone|own|"
                          r"contextual)\b|\bword-in-context\b|\b(?:instead\s+of|without|not|forget|drop|skip|no)\s+glove\b",
                          re.I)

@@ -114,6 +114,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
+                                     or replaced.dropped_text(question, session, table, settings)
+                                     or replaced.word_replaced(question, session, table, settings)
                                      or context.handed_on(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:

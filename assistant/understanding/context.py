@@ -54,7 +54,8 @@ _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actu
 _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b",
                      re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
-_WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:for\W+|with\W+)?"
+_WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
+                         r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
 #: "back to the default model", "use the original model again".
 _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
@@ -79,7 +80,7 @@ _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|doe
 #: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
 #: Another word for the previous command ("just for the word 'right'" after `contextuality`).
 _FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so)\s+)*(?:for|with|on|of)\s+(?:just\s+)?"
-                       r"(?:the\s+)?word\W*$", re.I)
+                       r"(?:the\s+)?word(?:\W+only)?\W*$", re.I)
 _NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 
 

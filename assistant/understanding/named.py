@@ -57,9 +57,10 @@ def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
     return {"corpus": str(named)} if named and spec.texts.most == 0 else {}
 
 
-#: "that one": the corpus the conversation named last; for `corpus` itself "drop it" too.
+#: "that one": the corpus the conversation named last; for `corpus` itself "drop it" and "cancel that load" too.
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
-                       r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\b(?:it|that\s+corpus)\b",
+                       r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\b(?:it|that\s+corpus)\b|"
+                       r"\b(?P<halt>stop|cancel|abort|halt)\b.*\b(?:that|this|the)\s+(?:load|loading|encoding|upload)\b",
                        re.I)
 
 
@@ -67,7 +68,7 @@ def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str
     """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last."""
     said = _THAT_ONE.search(question)
     if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
-            said["drop"] and spec.name != "corpus"):
+            (said["drop"] or said["halt"]) and spec.name != "corpus"):
         return {}
     named = named_corpora(session)
     return {"corpus": named[-1]} if named else {}

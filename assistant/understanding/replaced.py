@@ -1,4 +1,5 @@
-"""One of the previous command's texts replaced by a new one ("swap the second one for 'X'")."""
+"""The previous command's texts changed by a question: one replaced ("swap the second one for 'X'"), one left out
+("remove the last one"), or a word in them replaced ("now with 'He' instead of 'She'", "mask out 'delicious'")."""
 
 from __future__ import annotations
 
@@ -22,13 +23,27 @@ _SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\
 #: "swap in 'X' for the second one", "try with 'X' instead of the second sentence": the same, said the other way.
 _SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute)\b.*\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+"
                       r"(first|second|third|last)\s+(?:one|sentence|text)\b", re.I)
+#: "what if the second one is 'X'", "make the first sentence 'X'": the same, said as what it becomes.
+_SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|let|and\s+if|if)?\s*the\s+"
+                      r"(first|second|third|last)\s+(?:one|sentence|text)\s+(?:is|was|were|becomes|be|to|=)?\s*['\"“‘]",
+                      re.I)
+#: "remove the last one", "drop the second sentence": one of the previous texts left out.
+_DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|delete|take\s+out|leave\s+out|lose|"
+                   r"without)\s+the\s+(first|second|third|last)\s+(?:one|sentence|text)\W*$", re.I)
+#: "now with 'He' instead of 'She'", "replace 'She' with 'He'", "'He' rather than 'She'": a word of the texts replaced.
+_WORD_FOR_WORD = re.compile(r"['\"“‘](?P<new>[^'\"”’]+)['\"”’]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|for)\s+"
+                            r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]|\b(?:replace|swap|change)\s+['\"“‘](?P<old2>[^'\"”’]+)['\"”’]"
+                            r"\s+(?:with|for|to|by)\s+['\"“‘](?P<new2>[^'\"”’]+)['\"”’]", re.I)
+#: "what if I mask out 'delicious'?", "hide 'cat'": that word of the previous text masked, for `mask`.
+_MASK_WORD = re.compile(r"\b(?:mask(?:ed|ing)?|hide|blank)\s+(?:out\s+)?(?:the\s+word\s+)?"
+                        r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]", re.I)
 
 
 def swapped_text(question: str, session: Session, table: Mapping[str, Command],
                  settings: Settings) -> Understanding | None:
     """The previous command with one of its texts replaced by the one quoted ("swap the second one for 'X'"; after
     a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`)."""
-    said = _SWAP.search(question) or _SWAP_IN.search(question)
+    said = _SWAP.search(question) or _SWAP_IN.search(question) or _SWAP_IS.search(question)
     if said is None or (last := previous_command(session, table)) is None:
         return None
     read = slots.read(question)
@@ -42,3 +57,46 @@ def swapped_text(question: str, session: Session, table: Mapping[str, Command],
     line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
     return Understanding(line=line, follow_up=True, because=f"it replaces the {said.group(1).lower()} text of "
                                                            f"{code(last[0], 80)}")
+
+
+def dropped_text(question: str, session: Session, table: Mapping[str, Command],
+                 settings: Settings) -> Understanding | None:
+    """The previous command without one of its texts ("remove the last one"), when it still has enough."""
+    said = _DROP.search(question)
+    if said is None or (last := previous_command(session, table)) is None:
+        return None
+    before = parse(last[0], table, settings)
+    first = 1 if last[1].texts.word_first else 0
+    index = fill.WHICH[said.group(1).lower()]
+    if not -len(before.texts) + first <= index < len(before.texts) - first or \
+            len(before.texts) - 1 < last[1].texts.least:
+        return None
+    texts = list(before.texts)
+    del texts[index + first if index >= 0 else index]
+    line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
+    return Understanding(line=line, follow_up=True, because=f"it leaves out the {said.group(1).lower()} text of "
+                                                           f"{code(last[0], 80)}")
+
+
+def word_replaced(question: str, session: Session, table: Mapping[str, Command],
+                  settings: Settings) -> Understanding | None:
+    """The previous command with a word of its texts replaced ("now with 'He' instead of 'She'"), or, for "mask out
+    'delicious'", `mask` on the previous text with that word masked."""
+    said = _WORD_FOR_WORD.search(question)
+    masked = _MASK_WORD.search(question) if said is None else None
+    if (said is None and masked is None) or (last := previous_command(session, table)) is None:
+        return None
+    before = parse(last[0], table, settings)
+    old = (said.group("old") or said.group("old2")) if said is not None else masked.group("old")  # type: ignore[union-attr]
+    new = (said.group("new") or said.group("new2")) if said is not None else "[MASK]"
+    word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+    if not any(word.search(t) for t in before.texts):
+        return None
+    texts = [word.sub(new, t, count=1) for t in before.texts]
+    if said is not None:
+        line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
+        return Understanding(line=line, follow_up=True, because=f"it puts {code(new, 30)} for {code(old, 30)} in "
+                                                               f"{code(last[0], 80)}")
+    if "mask" not in table or len(texts) != 1:
+        return None
+    return Understanding(line=f"mask {texts[0]}", because=f"it masks {code(old, 30)} in the previous text")

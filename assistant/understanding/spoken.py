@@ -193,7 +193,8 @@ def back_to_default(text: str, spec: Command) -> Spoken:
             found.rest = said.sub(" ", found.rest)
     for option in spec.options if found.options else ():  # "back to all layers and all heads"
         names = "|".join(option_names(spec, option)[:2])
-        also = _pattern(rf"\b(?:and|,|of|in|across|for)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b")
+        also = _pattern(rf"\b(?:and|,|of|in|across|for)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b|"
+                        rf"\band\s+(?:the\s+)?(?:{names})s\b(?!\s*\d)")  # ("show all layers and heads")
         if option.name not in found.options and also.search(found.rest):
             found.options[option.name] = "default"
             found.rest = also.sub(" ", found.rest)

@@ -74,7 +74,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "both": ("both", "all", "every", "each"),
     "auto": ("auto", "automatic", "automatically"),
     "number": ("number", "numbers", "digits"),
-    "subword": ("subwords?", "sub-words?", "word pieces?", "wordpieces?"),
+    "subword": ("subwords?(?: pieces?)?", "sub-words?(?: pieces?)?", "word pieces?", "wordpieces?"),
     "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
     "biased": ("biased", "biassed"),
     "pos": ("pos", "parts?[- ]of[- ]spee?a?ch(?: tags?)?", "pos tags?", "word classes"),
