@@ -193,6 +193,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     if not syntax and not same and REFERS_BACK.search(line) is not None and typed is not None and typed.followed:
         return read  # "compare that to the static glove vector" after `word`: another command on the texts before
+    if not syntax and takes_none and not same and not read.suggestions:
+        return read  # "export the input embedding matrix for the projector": clearly another command's question
     return None
 
 

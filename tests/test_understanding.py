@@ -645,6 +645,7 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["search cold soup"], "cluster rows 2,5,8", "clusters --in 2,5,8"),
     ([], "corpus map coloured by the length column", "map --color length"),
     ([], "vocab export for the tensorboard projector", "vocab"),
+    ([], "export the model's input embedding matrix to the tensorboard projector", "vocab"),
     # a corpus acted on right after the line that named it
     (["corpus load notes.csv --name notes"], "ok switch to it", "corpus use notes"),
     (["corpus load notes.csv --name notes"], "cancel that load", "corpus stop notes"),
