@@ -183,8 +183,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "why that answer?" after `mask`: a change to the last command, not `why`
     same = typed is not None and read.line.split()[0] == typed.name
     takes_none = typed is not None and typed.texts.most == 0
-    if same and takes_none and only_filler(line.split(None, 1)[-1], asking_words(typed)):
-        return read  # "history pls", "vocab projector export for tensorboard": only words that ask for it
+    if same and takes_none and only_filler(line.split(None, 1)[-1], asking_words(typed) - {"a", "an"}):
+        return read  # "history pls", "vocab projector export for tensorboard": words that ask for it (not "a text")
     if same and (shaped or " --" in read.line or (takes_none and _DEFINITE.search(line))):
         return read  # "export the conversation": words about what exists, after a command that takes no texts
     if not syntax and (typed is None or typed.name != first or _quoted_in_words([line]) or " --" in read.line):
@@ -193,8 +193,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     if not syntax and not same and REFERS_BACK.search(line) is not None and typed is not None and typed.followed:
         return read  # "compare that to the static glove vector" after `word`: another command on the texts before
-    if not syntax and takes_none and not same and not read.suggestions:
-        return read  # "export the input embedding matrix for the projector": clearly another command's question
+    if not syntax and takes_none and not same and not read.suggestions and not parse(read.line, TABLE, settings).texts:
+        return read  # "export the input embedding matrix for the projector": clearly another's, which takes no texts
     return None
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+import assistant.understanding.fill as fill
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
-from assistant.understanding import fill
 from assistant.understanding.context import previous_command
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
