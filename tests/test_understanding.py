@@ -606,6 +606,7 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "benchmark scores.csv with 50 samples", "benchmark --sample 50 --data scores.csv"),
     # a command's name alone after "ok, now" runs it on the previous texts
     (["compare A dog ran. | A puppy ran."], "ok now why?", "why A dog ran. | A puppy ran."),
+    (["word bat | A bat flew. | He swung the bat."], "why?", "why A bat flew. | He swung the bat."),
     # two words joined by "to"; a text swapped in the other order of words; a word's sentences counted alone
     ([], "how similar is cat to dog?", "compare cat | dog"),
     (["compare Good luck! | Hi!"], "swap in 'See you!' for the first one", "compare See you! | Hi!"),

@@ -127,7 +127,7 @@ def test_word_says_the_two_banks_are_related_and_the_same_sense_nearly_the_same(
 
 def test_word_in_two_identical_sentences_is_the_same_vector(run):
     first = first_sentence(run("word cat | The cat sat on the mat. | The cat sat on the mat. --strategy last"))
-    assert "The two **cat**s are **nearly the same vector**" in first
+    assert "Both occurrences of **cat** are **nearly the same vector**" in first
 
 
 def test_attend_with_a_head_says_what_that_head_does(run):

@@ -163,7 +163,8 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
     if spec is None or last is None:
         return None
     before = parse(last[0], table, settings)
-    if len(texts := before.texts) < spec.texts.least:
+    texts = before.texts[1:] if last[1].texts.word_first and not spec.texts.word_first else before.texts
+    if len(texts) < spec.texts.least:  # (after `word w | s1 | s2`, "why?" is about the sentences)
         return None
     kept = texts if spec.texts.most is None else texts[:spec.texts.most]  # with the settings it shares ("why?")
     return Understanding(line=fill.build(spec, kept, shared_options(question, before, spec, table)), follow_up=True,

@@ -147,15 +147,15 @@ def _word_verdict(w: WordInContext) -> str:
         return ""
     if len(pairs) == 1:
         cos = float(pairs.iloc[0]["cosine"])
-        return (f"The two **{md(w.word)}**s are **{SAMENESS_WORDS[sameness(cos, floor)]}**: cosine {cos:.4f} "
-                f"{scale}.")
+        same = SAMENESS_WORDS[sameness(cos, floor)]
+        return f"Both occurrences of **{md(w.word)}** are **{same}**: cosine {cos:.4f} {scale}."
     top, low = pairs.iloc[0], pairs.iloc[-1]
     said = [f"{top['a']} and {top['b']}, are **{SAMENESS_WORDS[sameness(float(top['cosine']), floor)]}** "
             f"({top['cosine']:.4f})",
             f"{low['a']} and {low['b']}, **{SAMENESS_WORDS[sameness(float(low['cosine']), floor)]}** "
             f"({low['cosine']:.4f})"]
-    return f"Of the {len(w.occurrences)} **{md(w.word)}**s, the closest pair, " + "; the farthest, ".join(said) + (
-        f" {scale}.")
+    return (f"Of the {len(w.occurrences)} occurrences of **{md(w.word)}**, the closest pair, "
+            + "; the farthest, ".join(said) + f" {scale}.")
 
 
 # --- embed ---------------------------------------------------------------------------------
