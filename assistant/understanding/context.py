@@ -7,6 +7,7 @@ layer", "the next head" are read from the conversation's lines (which corpus it 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -20,7 +21,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import META, merged_line, option_values, previous_line
 from assistant.understanding.facts import Understanding
-from assistant.understanding.words import OPENING
+from assistant.understanding.words import ASIDE, OPENING
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -100,9 +101,14 @@ def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> b
 def _verb_of_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
     """Whether ``words`` ask for another command with the verb its name comes from, before what it acts on ("now
     cluster what I just lassoed" after `map`, "cluster rows 4,9,15" after `search`; not "colour it by cluster")."""
-    verbs = {name[:-1] for name in table if name.endswith("s") and table[name].name == name != spec.name}
-    return any(re.search(rf"\b{verb}\s+(?:only\s+|just\s+)?(?:what|the|these|those|them|it|rows?|my|all|#?\d)",
-                         words, re.I) for verb in verbs)
+    return _verbs(tuple(n[:-1] for n in table if n.endswith("s") and table[n].name == n != spec.name)).search(
+        words) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _verbs(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{'|'.join(verbs) or '(?!)'})\s+(?:only\s+|just\s+)?(?:what|the|these|those|them|it|"
+                      r"rows?|my|all|#?\d)", re.I)
 
 
 def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
@@ -299,15 +305,27 @@ def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoke
             said = re.search(rf"(?<![\w-]){re.escape(choice)}s?(?![\w-])", words, re.I)
             if choice != value and said is not None:
                 return spoken.Spoken({name: choice}, words[:said.start()] + " " + words[said.end():])
-    choices = "|".join(re.escape(c) for option in spec.options for c in option.choices)
-    words = re.sub(rf"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?(?:{choices})\b", " ", words,
-                   flags=re.I) if choices else words  # ("and max instead of cls": the choice it leaves)
-    alone = [(option.name, m) for option in spec.options for choice in option.choices  # "what about max?" after `why`
-             if (m := re.search(rf"(?<![\w-]){re.escape(choice)}(?![\w-])", words, re.I)) is not None]
-    if len(alone) == 1 and fill.only_filler(words[:alone[0][1].start()] + " " + words[alone[0][1].end():]):
-        name, said = alone[0]
-        return spoken.Spoken({name: said.group(0).lower()}, words[:said.start()] + " " + words[said.end():])
+    names, choices, aside = _choices(spec)
+    if not names:
+        return spoken.Spoken({}, words)
+    words = aside.sub(" ", words)  # ("and max instead of cls": the choice it leaves)
+    alone = list(choices.finditer(words))  # "what about max?" after `why`
+    if len(alone) == 1 and fill.only_filler(words[:alone[0].start()] + " " + words[alone[0].end():]):
+        said = alone[0]
+        return spoken.Spoken({names[said.lastindex - 1]: said.group(0).lower()},  # type: ignore[operator]
+                             words[:said.start()] + " " + words[said.end():])
     return spoken.Spoken({}, words)
+
+
+@functools.lru_cache(maxsize=64)
+def _choices(spec: Command) -> tuple[tuple[str, ...], re.Pattern[str], re.Pattern[str]]:
+    """The options of ``spec`` that have choices, every choice as one pattern (group i: a choice of option i), and
+    those choices set aside ("instead of cls")."""
+    options = [o for o in spec.options if o.choices]
+    each = ["|".join(re.escape(c) for c in o.choices) for o in options]
+    return (tuple(o.name for o in options),
+            re.compile("|".join(rf"(?<![\w-])({c})(?![\w-])" for c in each) or "(?!)", re.I),
+            re.compile(rf"{ASIDE}(?:{'|'.join(each) or '(?!)'})\b", re.I))
 
 
 def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model: str) -> dict[str, str]:

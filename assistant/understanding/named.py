@@ -91,9 +91,6 @@ def own_corpus(question: str, spec: Command, session: Session, settings: Setting
     return {"corpus": chosen} if chosen else {}
 
 
-#: Words that ask to use a corpus besides :data:`SWITCH` ("make b the active one").
-_USE = re.compile(r"\b(?:use|select|choose|activate|work (?:on|with)|make(?= \S+ (?:the )?(?:active|current)\b))\b",
-                  re.I)
 #: "it", "that one": the corpus the last line loaded or named.
 _IT = re.compile(r"\b(?:it|that one|this one|that corpus|the new one)\b", re.I)
 
@@ -102,7 +99,7 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
     reviews", "switch to the tickets corpus", "make b the active one")."""
-    if "corpus" not in table or not (SWITCH.search(question) or _USE.search(question)):
+    if "corpus" not in table or not (SWITCH.search(question) or ACTION_WORDS[Action.USE].search(question)):
         return None
     names = {*stored_corpora(session, settings), *named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
@@ -110,7 +107,7 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
         return None
     name = said[0]
     rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for|active|current)\b", " ",
-                  _USE.sub(" ", SWITCH.sub(" ", question)), flags=re.I)
+                  ACTION_WORDS[Action.USE].sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None
     return Understanding(line=f"corpus use {name}", because=f"it asks to switch to the corpus {code(name, 40)}")

@@ -48,15 +48,24 @@ def swapped_text(question: str, session: Session, table: Mapping[str, Command],
         return None
     read = slots.read(question)
     before = parse(last[0], table, settings)
-    first = 1 if last[1].texts.word_first else 0
-    index = fill.WHICH[said.group(1).lower()]
-    if len(read.texts) != 1 or not -len(before.texts) + first <= index < len(before.texts) - first:
+    at = _position(said.group(1), last[1], before.texts)
+    if len(read.texts) != 1 or at is None:
         return None
     texts = list(before.texts)
-    texts[index + first if index >= 0 else index] = read.texts[0]
+    texts[at] = read.texts[0]
     line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
     return Understanding(line=line, follow_up=True, because=f"it replaces the {said.group(1).lower()} text of "
                                                            f"{code(last[0], 80)}")
+
+
+def _position(which: str, spec: Command, texts: list[str]) -> int | None:
+    """Where "the first / second / third / last one" is among ``texts`` (after a command that takes a word first,
+    the sentences are counted), or None when there is no such text."""
+    first = 1 if spec.texts.word_first else 0
+    index = fill.WHICH[which.lower()]
+    if not -len(texts) + first <= index < len(texts) - first:
+        return None
+    return index + first if index >= 0 else len(texts) + index
 
 
 def dropped_text(question: str, session: Session, table: Mapping[str, Command],
@@ -66,13 +75,11 @@ def dropped_text(question: str, session: Session, table: Mapping[str, Command],
     if said is None or (last := previous_command(session, table)) is None:
         return None
     before = parse(last[0], table, settings)
-    first = 1 if last[1].texts.word_first else 0
-    index = fill.WHICH[said.group(1).lower()]
-    if not -len(before.texts) + first <= index < len(before.texts) - first or \
-            len(before.texts) - 1 < last[1].texts.least:
+    at = _position(said.group(1), last[1], before.texts)
+    if at is None or len(before.texts) - 1 < last[1].texts.least:
         return None
     texts = list(before.texts)
-    del texts[index + first if index >= 0 else index]
+    del texts[at]
     line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
     return Understanding(line=line, follow_up=True, because=f"it leaves out the {said.group(1).lower()} text of "
                                                            f"{code(last[0], 80)}")

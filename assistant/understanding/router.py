@@ -39,7 +39,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
-from assistant.understanding.words import OPENING
+from assistant.understanding.words import OPENING, RATHER
 from tools.corpus.files import atomic_write
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
@@ -358,13 +358,16 @@ def fit(spec: Command, slots: Slots) -> float:
     return own
 
 
+_RATHER = re.compile(RATHER, re.I)
+
+
 def _says_term(spec: Command, outside: str) -> bool:
-    """Whether the question says one of ``spec``'s terms ("Kornblith", "logit lens") outside its quotes."""
-    return bool(spec.terms) and _terms(spec.terms).search(outside) is not None
+    """Whether the question says one of ``spec``'s terms ("Kornblith", "logit lens") outside its quotes, and not only
+    to set it aside ("the probe on that corpus instead of STS-B")."""
+    return bool(spec.terms) and any(_RATHER.search(outside[:m.start()]) is None
+                                    for m in _terms(spec.terms).finditer(outside))
 
 
 @functools.lru_cache(maxsize=128)
 def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
-    """A term said, not one set aside ("the probe on that corpus instead of STS-B")."""
-    return re.compile(r"(?<![\w-])(?<!\binstead of )(?<!\brather than )(?<!\bnot )(?:" + "|".join(terms)
-                      + r")(?![\w-])", re.I)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)

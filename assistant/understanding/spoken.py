@@ -19,6 +19,7 @@ from assistant.commands.slots import INT8, MODEL, model_name
 from assistant.understanding.numbers import in_digits
 from assistant.understanding.words import (
     ALONE,
+    ASIDE,
     BETWEEN,
     CHOICE_WORDS,
     COMMON,
@@ -366,8 +367,7 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in _pattern(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
-                    _pattern(r"\b(?:not\s+(?:just\s+|only\s+)?|rather\s+than\s+|instead\s+of\s+|in\s+place\s+of\s+)"
-                             r"(?:the\s+)?$").search(text[:m.start()]):
+                    _pattern(rf"(?:\bnot\s+(?:just|only)\s+(?:the\s+)?|{ASIDE})$").search(text[:m.start()]):
                 continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])

@@ -203,8 +203,10 @@ EVERY = ("all", "both")
 ALONE = (r"\b(?:drop|remove|without)\s+the\s+(?:second|other|extra)\s+model\b|"
          r"\b(?:just|only)\s+(?:this|the\s+current|my|our|the\s+one)\s+model\b(?:\s+(?:on\s+its\s+own|alone|by\s+"
          r"itself))?|\b(?:this|the)\s+model\s+(?:on\s+its\s+own|alone|by\s+itself)\b")
-#: Words before a name that is being replaced, not asked for ("bert-base rather than bert-small").
-RATHER = r"\b(?:rather than|instead of|in place of|replacing|not)\s+(?:the\s+)?$"
+#: Words before what is set aside, not asked for ("bert-base rather than bert-small", "max instead of cls", "the probe
+#: instead of STS-B"); ``RATHER``: those words right before a match.
+ASIDE = r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|replacing|not)\s+(?:the\s+)?"
+RATHER = ASIDE + "$"
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
