@@ -171,7 +171,7 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     syntax = COMMAND_SYNTAX.search(line) is not None and not framed  # ("download the vectors of these: A | B")
     if "|" in line and syntax and not _quoted_in_words([line]):  # (quoted texts with words after them are a sentence)
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
-    shaped = (any(mark in line for mark in "'\"“‘:") or re.search(r"\s(?:and|vs\.?|versus)\s", line) is not None
+    shaped = (any(mark in line for mark in "'\"“‘:") or re.search(r"\s(?:and|vs\.?|versus|with)\s", line) is not None
               or line.rstrip().endswith("?")
               or REFERS_BACK.search(line) is not None)  # "why are they similar?"
     if syntax and not shaped:

@@ -9,16 +9,18 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh31.jsonl``: written apart, beside fresh30, by someone who read only the README without its routing
   section, COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), committed before fresh28's
   and fresh29's misses were read; scored then and at the end of two rounds, its misses unread.
-- ``questions_fresh32.jsonl`` and ``questions_fresh33.jsonl``: written the same way, side by side, committed after the
-  round that read fresh28 and fresh29 and before any change of the round that read fresh30; scored then and at the
-  end of that round, their misses unread.
+- ``questions_fresh32.jsonl``: written the same way, beside fresh33, committed after the round that read fresh28 and
+  fresh29 and before any change of the round that read fresh30; scored then and at the end of two rounds, its misses
+  unread.
+- ``questions_fresh34.jsonl`` and ``questions_fresh35.jsonl``: written the same way, side by side, committed after the
+  round that read fresh30 and before any change of the round that read fresh33; scored then, their misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
-``questions.jsonl`` and ``questions_fresh2.jsonl`` to ``questions_fresh30.jsonl``, each written apart the same way
-and scored once before its misses were read (the README keeps those clean rates; fresh11 was committed before the
-router first learnt from the others, and scored before and after that). The router learns from their
-rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT` sets are
-scored in both parts.
+``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh30.jsonl`` and ``questions_fresh33.jsonl``, each
+written apart the same way and scored once before its misses were read (the README keeps those clean rates; fresh11
+was committed before the router first learnt from the others, and scored before and after that). The router learns
+from their rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT`
+sets are scored in both parts.
 """
 
 from __future__ import annotations
@@ -43,10 +45,10 @@ DATA = Path(__file__).parent / "data"
 #: The measured sets.
 SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions_fresh.jsonl",
         "fresh31": DATA / "questions_fresh31.jsonl", "fresh32": DATA / "questions_fresh32.jsonl",
-        "fresh33": DATA / "questions_fresh33.jsonl"}
+        "fresh34": DATA / "questions_fresh34.jsonl", "fresh35": DATA / "questions_fresh35.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in range(2, 31)}}
+                                                  for n in [*range(2, 31), 33]}}
 
 
 def questions(path: Path) -> list[dict]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.corpus import _corpus
 from assistant.commands.options import param
 from assistant.commands.registry import register
@@ -20,6 +20,9 @@ from tools.layers.facts import CkaEstimator, ProbeTask, RolloutMethod
 from tools.layers.inputs import Pool, corpus_pool
 
 ORDER = 55
+#: After `lens`, a question for the model's own answer alone ("just the final predictions", "the final top 10").
+FINAL_ONLY = re.compile(r"\bfinal\s+(?:top\b|(?:\w+\s+)?(?:predictions?|guess(?:es)?|answers?|fills?|outputs?)\b)",
+                        re.I)
 CORPUS_HELP = "draw the sentences from this corpus's texts instead of STS-B train"
 
 
@@ -255,3 +258,7 @@ class Lens(Command[Any, Any]):
 
     def differ(self, a: Any, b: Any, names: tuple[str, str]) -> str:
         return replies_maps.lens_difference(a, b, names)
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """"Just the final predictions", "the final top 10": the last layer's answer alone, `mask`."""
+        return "mask" if FINAL_ONLY.search(question) else None

@@ -323,7 +323,8 @@ class Neighbors(Command[Any, Neighbours]):
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         word = slots.word or (slots.texts[0].split()[0] if slots.texts else None)  # "coffee in the input embeddings"
         if not slots.quoted and not TARGET_WORD.search(slots.rest):  # "what does glove think is near computer"
-            near = NEAR_WORD.search(slots.payload)
+            near = NEAR_WORD.search(slots.payload) or (  # "nearest tokens to embedding": an asking word, named last
+                None if slots.payload else re.search(NEAR_WORD.pattern + r"\W*$", slots.rest, re.I))
             said = [w for t in slots.texts for w in t.split() if w.lower().strip(".,?!") not in ASKING]
             word = near.group(1) if near else said[0] if said else word
         return [re.sub(r"['\u2019]s$", "", word.strip(".,?!"))] if word else []  # "bank's neighbours": bank

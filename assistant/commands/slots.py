@@ -189,7 +189,8 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
         texts = split_payload(payload)
         head = re.match(r"([^|:?]*\w[^|:?]*)(?::|\?(?=[^|]*\|))\s", rest_text)  # (a "?" only before texts in |)
         after = rest_text[head.end():].split(None, 1) if head else []
-        lead = head.group(1).strip() if head and after and (after[0].lower() not in asking or "|" in payload) else ""
+        opens = bool(after) and (after[0].lower() not in asking or after[0].istitle())  # ("for bark: The dog's bark
+        lead = head.group(1).strip() if head and after and (opens or "|" in payload) else ""  # was loud.", not "POS")
     word = _target(rest_text, texts, named_first=not quoted)  # "the word cell in 'A' and 'B'"
     return Slots(question, texts, quoted, "".join(frame).strip(), rest_text, word, payload, lead)
 
@@ -212,6 +213,11 @@ _BETWEEN = re.compile(r"^.*?\bbetween\s+(?=\S.*\s(?:and|vs\.?|versus)\s+\S)(?!.*
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?%?")
 
 
+#: Lower-case words that end in one leading into a text typed as a sentence, capital first ("mlm prediction for Water
+#: boils at 100 [MASK]."): the text is that sentence.
+_LED_SENTENCE = re.compile(r"^[^A-Z|:?\[\]\d'\"]{0,60}?\b(?:for|of|on|about|in)\s+(?=[A-Z][a-z]*\s+\S+\s+\S+)")
+
+
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
     """The text a question without quotes carries: after a colon, or without its asking words."""
     part = re.sub(r"\s*\(\s*\)", "", part.strip())  # "(concat last 4)" once its option was cut out
@@ -227,6 +233,8 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         part = part[:asked.start()]  # the sentence, then a question about it
     if (between := _BETWEEN.search(part)) is not None:  # "what words drive the similarity between A and B"
         return blanks_to_mask(_TRAILING.sub("", part[between.end():].strip()))
+    if (led := _LED_SENTENCE.match(part)) is not None:  # "mlm prediction for Water boils at 100 [MASK]."
+        return blanks_to_mask(_unended(part[led.end():].strip()))
     return blanks_to_mask(_unended(strip_asking(part, asking).strip()))
 
 
@@ -234,9 +242,14 @@ def _unended(text: str) -> str:
     """``text`` without the question's closing marks, except the full stop of sentences typed as they are, capital
     and all ("attention flow for Bees make honey.", "It is raining. and The streets are wet.")."""
     if re.match(r"[A-Z\[]", text) and re.search(r"[\w\]][.!]$", text) and not re.search(
-            r"[.!?]\s+(?!(?:(?:and|vs\.?|versus)\s+)?[A-Z])", text):  # ("It is raining. and The streets are wet.")
+            r"[.!?]\s+(?!(?:(?:and|vs\.?|versus|with|/|;)\s+)?[A-Z])", text):  # ("It is raining. and The streets")
         return text
     return _TRAILING.sub("", text)
+
+
+#: A word said twice around "and" ("again and again", "more and more"): one phrase, never two texts.
+_ECHO = re.compile(r"\b(\w+)\s+and\s+(\1)\b", re.I)
+_JOINED = "\x00"
 
 
 def split_payload(payload: str) -> list[str]:
@@ -248,10 +261,13 @@ def split_payload(payload: str) -> list[str]:
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
         return [payload]  # one sentence typed with its full stop ("head view of: Dogs chase cats and cats chase mice.")
-    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(payload) if p.strip()]
+    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(_ECHO.sub(rf"\1{_JOINED}\2", payload))
+                                             if p.strip()]
     if len(pieces) == 1 and (pair := _WORD_TO_WORD.fullmatch(payload.strip(" ?!.,"))) is not None:
         pieces = list(pair.groups())  # "how similar is king to queen": two words, one "to"
+    pieces = [p.replace(_JOINED, " and ") for p in pieces]
     return [_TRAILING_ASKED.sub("", p.strip()) for p in pieces if _TRAILING_ASKED.sub("", p.strip())]
+
 
 
 def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
@@ -306,7 +322,7 @@ def strip_asking(part: str, asking: frozenset[str] = ASKING) -> str:
             stop = m.start()
             continue
         break
-    return tail[:stop].strip(" ,:;-")
+    return tail[:stop].lstrip(" ,:;-?!").rstrip(" ,:;-")  # ("are these paraphrases? A / B")
 
 
 def _target(outside: str, texts: list[str], named_first: bool = False) -> str | None:

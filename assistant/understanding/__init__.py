@@ -7,6 +7,8 @@
   (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
+  ``reset``: options a follow-up sets back to their default ("back to the last layer");
+  ``beside``: the previous command on a second model ("compare that with bert-small");
   ``replaced``: one of the previous texts swapped for a new one;
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one");
   ``facts``: :class:`Understanding`, what a question was read as.
@@ -32,7 +34,7 @@ from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import context, fill, named, replaced, router, spoken
-from assistant.understanding.context import another_model
+from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -112,7 +114,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not session.history and "again" in table and _AGAIN.match(question):  # nothing to run again: `again` says so
         return Understanding(line="again", because="it asks to run the previous command again")
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
-    follow = None if switching else (context.another_model(question, session, table, settings)
+    follow = None if switching else (another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
                                      or replaced.dropped_text(question, session, table, settings)
                                      or replaced.word_replaced(question, session, table, settings)

@@ -21,11 +21,11 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import META, merged_line, option_values, previous_line
 from assistant.understanding.facts import Understanding
+from assistant.understanding.reset import back_to_default
 from assistant.understanding.words import ASIDE, OPENING
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
-from tools.models.names import FAST_SUFFIX, split_fast
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|try|also|then|again|ok|okay|instead|"
@@ -35,16 +35,18 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"make it|show it|"
                         r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
-                        r"|.*\b(?:instead|this time|rather|of them|of those)\b|.*\bonly\W*$)", re.I)
-#: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
-_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
-                     r"|.*\bside[- ]by[- ]side\b", re.I)
+                        r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b|"
-                   r"\b(?:the\s+)?same\s+(?:number|amount)\s+of\s+(sentences)\b", re.I)
+                   r"\b(?:the\s+)?same\s+((?:number|amount)\s+of\s+sentences|sentences|sentence\s+count|"
+                   r"sample(?:\s+size)?)\b", re.I)
+#: "what if I use": how a follow-up asks for a choice alone ("what if I use max?").
+_WHAT_IF = re.compile(r"^\W*what\s+if\s+(?:i|we|you)\s+(?:use[sd]?|try|tried|pick(?:ed)?|went\s+with|"
+                      r"switch(?:ed)?\s+to)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
 _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
-                        r"(?:that|it|this|them|those|the (?:last|previous) (?:command|one|line|request|query))|"
+                        r"(?:that(?: one)?|it|this(?: one)?|them|those|"
+                        r"the (?:last|previous) (?:command|one|line|request|query))|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
                         r"(?:\s+(?:again|once more|one more time))?"
                         r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
@@ -68,16 +70,12 @@ _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|what\s+e
                            r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
                            r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
                            re.I)
-#: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
-_IT = re.compile(r"\bit\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: One new word added to the previous texts, said alone ("add spring", "and include light too").
-_ADD_WORD = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:add|include|plus)\s+([A-Za-z][\w'-]*)"
+_ADD_WORD = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:add|include|plus)\s+"
+                       r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)"
                        r"(?:\s+(?:too|as well))?\W*", re.I)
-#: How a question asks for the previous answer on another model ("compare that with bert-small").
-_ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
-                            r"beside|alongside)\b", re.I)
 #: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
 #: Another word for the previous command ("just for the word 'right'" after `contextuality`).
 _FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so)\s+)*(?:for|with|on|of)\s+(?:just\s+)?"
@@ -146,7 +144,7 @@ def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, 
     """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
     corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
     out: dict[str, str] = {}
-    same = [(one or many).lower() for one, many in _SAME.findall(question)]  # ("the same number of sentences")
+    same = [one.lower() if one else "sentences" for one, _ in _SAME.findall(question)]  # ("the same sample size")
     if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
         same.append("layer")
     for step, name in [("", n) for n in same] + _NEXT.findall(question):
@@ -247,7 +245,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         return None  # "go back to reviews": another corpus to use, not this command on it
     grown = _grown(said.options, before, spec, session.model or settings.model) if _ADDS.search(read.rest) else {}
     said.options.update(grown)  # "add cls and max too", "include bert-small", "throw bert-base in too": a list grows
-    reset = spoken.back_to_default(said.rest, spec)  # "back to the last layer"
+    reset = back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
     if not said.options:  # "back to tokens" after `project ... --level sentences`
         said = _other_choice(said.rest, before, spec)
@@ -274,7 +272,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = _new_texts(spec, before.texts, read)
     elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest) or _ADD_WORD.fullmatch(plain))
           and not spec.texts.word_first and (spec.texts.most is None or len(before.texts) < spec.texts.most)):
-        texts = [*before.texts, target.group(1)]  # "add the word spring too", "add spring" after `contextuality bank`
+        texts = [*before.texts, *re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", target.group(1))]  # "add spring",
+        # "add cell and match", "add the word spring too" after `contextuality bank`
     elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
@@ -308,7 +307,7 @@ def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoke
     names, choices, aside = _choices(spec)
     if not names:
         return spoken.Spoken({}, words)
-    words = aside.sub(" ", words)  # ("and max instead of cls": the choice it leaves)
+    words = _WHAT_IF.sub(" ", aside.sub(" ", words))  # ("and max instead of cls": the choice it leaves)
     alone = list(choices.finditer(words))  # "what about max?" after `why`
     if len(alone) == 1 and fill.only_filler(words[:alone[0].start()] + " " + words[alone[0].end():]):
         said = alone[0]
@@ -343,51 +342,9 @@ def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model
     return out
 
 
-def another_model(question: str, session: Session, table: Mapping[str, Command],
-                  settings: Settings) -> Understanding | None:
-    """The previous command on a second model, side by side (``--vs``): "compare that with bert-small",
-    "how does minilm:int8 see that?", "and with the int8 model?". None when the question names no model
-    or brings texts of its own (then it is a new question)."""
-    read = slots.read(question)
-    whose = (found := slots.MODEL.search(question)) is not None and re.match(r"['’]s\b", question[found.end():])
-    if read.quoted or not (_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question)
-                           or _IT.search(question) or _VERSUS.match(question) or whose):
-        return None
-    if not _ANOTHER_MODEL.search(question) and not whose:  # ("mpnet's guesses?": that model's answer)
-        return None
-    if (last := previous_command(session, table)) is None:
-        return None
-    previous, spec = last
-    found = slots.MODEL.search(question)
-    if len({slots.model_name(m) for m in slots.MODEL.finditer(question)}) > 1:
-        return None  # "do that for minilm and mpnet": a list of models, for the command's own option
-    if found is not None:
-        other = slots.model_name(found)
-    elif slots.INT8.search(question):
-        other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
-    else:
-        return None
-    own = next((o for o in spec.options if spoken.takes_models(o)), None)
-    if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
-        try:
-            line = merged_line(previous, Invocation("again", [], {own.dest: other}), table, settings)
-        except UserError:
-            line = None
-        if line is not None:
-            return Understanding(line=line, follow_up=True,
-                                 because=f"it asks for the previous command, {code(previous, 80)}, with "
-                                         f"{code(other, 40)}")
-    if not any(o.name == "vs" for o in spec.options):
-        return Understanding(message=f"`{spec.name}` does not answer on two models side by side; switch this "
-                             f"conversation's model, then run it again.", suggestions=(f"model {other}", previous),
-                             follow_up=True)
-    try:
-        line = merged_line(previous, Invocation("again", [], {spec.option("vs").dest: other}), table, settings)
-    except UserError as exc:
-        return Understanding(message=f"I read this as {code(previous, 80)} on {code(other, 40)}, but: {exc}",
-                             suggestions=(previous,), follow_up=True)
-    return Understanding(line=line, follow_up=True,
-                         because=f"it asks for the previous command, {code(previous, 80)}, on {code(other, 40)}")
+def sounds_like_follow_up(question: str) -> bool:
+    """Whether a question starts like a follow-up ("and with bert-small?") or points back at the previous reply."""
+    return bool(_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question))
 
 
 def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]:

@@ -15,6 +15,7 @@ from tools.core.text import code
 
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
+                         r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
                          r"th(?:is|ese)\s+(?:sentences?|texts?|pair|one)|"
@@ -26,7 +27,8 @@ again new let lets us just maybe part bit turn draw plot display see default swi
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
-chart graph figure picture diagram view flat""".split()) | slots_mod.ASKING
+chart graph figure picture diagram view flat actual real underlying
+be strict loose lenient""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
 #: A row of the corpus by its id.
@@ -89,7 +91,7 @@ class MissingTexts(UserError):
 
 def asking_words(spec: Command) -> frozenset[str]:
     """Words that ask rather than carry, for this command: the general ones and its phrasings' own words."""
-    return slots_mod.asking_words(spec.phrasings)
+    return slots_mod.asking_words((*spec.phrasings, spec.name, *spec.aliases))  # ("logit-lens He plays [MASK].")
 
 
 def read(question: str, spec: Command, own_model: str | None = None,

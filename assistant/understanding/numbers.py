@@ -8,6 +8,8 @@ from assistant.understanding.words import NUMBER, ORDINALS, TENS, UNITS
 
 _WHOLE = re.compile(NUMBER, re.I)
 _ALONE = re.compile(rf"(?<![\w.,-]){NUMBER}(?![\w-])", re.I)
+#: "this one", "the right one": a thing pointed at, not the number one.
+_POINTED = re.compile(r"\b(?:this|that|the|which|each|every|any|same|other|another|right|wrong|new|no)\s+one\b", re.I)
 
 
 def is_number(word: str) -> bool:
@@ -17,7 +19,7 @@ def is_number(word: str) -> bool:
 
 def number_in(text: str) -> str | None:
     """The one number ``text`` says, in digits ("show ten per layer": 10), or None (none, or several)."""
-    found = _ALONE.findall(text)
+    found = _ALONE.findall(_POINTED.sub(" ", text))
     return in_digits(found[0]) if len(found) == 1 else None
 
 

@@ -18,13 +18,11 @@ from assistant.commands.options import Number, Option, ParamType
 from assistant.commands.slots import INT8, MODEL, model_name
 from assistant.understanding.numbers import in_digits
 from assistant.understanding.words import (
-    ALONE,
     ASIDE,
     BETWEEN,
     CHOICE_WORDS,
     COMMON,
     EVERY,
-    EVERY_ONE,
     FLAG_WORDS,
     JOIN,
     LEAD,
@@ -37,7 +35,6 @@ from assistant.understanding.words import (
     NUMBER,
     OPTION_WORDS,
     RATHER,
-    RESET,
     VALUE_WORDS,
 )
 from tools.models.names import FAST_SUFFIX
@@ -56,7 +53,7 @@ class Spoken:
 
 
 @functools.cache
-def _pattern(pattern: str) -> re.Pattern[str]:
+def compiled(pattern: str) -> re.Pattern[str]:
     """A pattern compiled once (case-insensitive): a question is read with several hundred of them."""
     return re.compile(pattern, re.I)
 
@@ -80,7 +77,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
         cuts.extend((span, *more))
 
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
-    for option, patterns in _number_patterns(spec) if _pattern(rf"\b{NUMBER}").search(text) else ():
+    for option, patterns in _number_patterns(spec) if compiled(rf"\b{NUMBER}").search(text) else ():
         for pattern in patterns:
             for m in pattern.finditer(text):
                 if m.re.groupindex.get("mid") and m.group("mid"):  # "500 stsb-dev pairs": the middle stays
@@ -90,32 +87,34 @@ def read(text: str, spec: Command, own_model: str | None = None,
                     keep(option, in_digits(m.group(1)), _with_lead(text, *m.span()))
     for option in spec.options:  # a value said by a name of its own ("the embedding layer": layer 0)
         for said, value in VALUE_WORDS.get(option.name, ()):
-            if m := _pattern(said).search(text):
+            if (m := compiled(said).search(text)) and found.get(option.name) == value:
+                cuts.extend([] if _overlaps(m.span(), cuts) else [_with_lead(text, *m.span())])  # said twice: "the
+            elif m:  # embedding layer (hidden state 0)"
                 keep(option, value, _with_lead(text, *m.span()))
     no_texts = spec.texts.most == 0
     fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
-    decimal = list(_pattern(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
+    decimal = list(compiled(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
         keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
     named = [o for o in spec.options if _counts(o) and o.name not in found and o.name != count_option(spec)
              and _named_by(spec, o).search(text)]
-    whole = [m for m in _pattern(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
+    whole = [m for m in compiled(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
     if len(named) == 1 and len(whole) == 1:  # "a different seed for the baseline, say 11": the one number left
-        word = min(m.start() for w in option_names(spec, named[0]) if (m := _pattern(rf"\b{w}\b").search(text)))
+        word = min(m.start() for w in option_names(spec, named[0]) if (m := compiled(rf"\b{w}\b").search(text)))
         keep(named[0], whole[0].group(0), (min(word, whole[0].start()), max(word, whole[0].end())))
     for option in spec.options:
         if option.is_flag:
             for word in (*FLAG_WORDS.get(option.name, (option.name,)), f"--{option.name}"):
-                m = _pattern(rf"(?<![\w-]){word}\b").search(text)
+                m = compiled(rf"(?<![\w-]){word}\b").search(text)
                 if m:
-                    before = _pattern(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
-                    after = _pattern(r"(?:\s+\w+)?\s+off\b").match(text, m.end())  # "turn the causal mask off"
+                    before = compiled(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
+                    after = compiled(r"(?:\s+\w+)?\s+off\b").match(text, m.end())  # "turn the causal mask off"
                     if before or after:
                         keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
                     else:
                         keep(option, "", _with_lead(text, *m.span()))
         elif takes_models(option):
-            named = [m for m in MODEL.finditer(text) if not _pattern(RATHER).search(text[:m.start()])]
+            named = [m for m in MODEL.finditer(text) if not compiled(RATHER).search(text[:m.start()])]
             fast = INT8.search(text)
             if not named and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
                 keep(option, own_model + FAST_SUFFIX, _with_lead(text, *fast.span()))  # "does the int8 model agree?"
@@ -139,7 +138,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
     for option in spec.options:  # "padded to 12 tokens": --max-length 12 and --padding max_length
         implied = [c for c in option.choices if c.replace("_", "-") in found and c.replace("_", "-") != option.name]
         if implied and option.name not in found and any(
-                _pattern(rf"\b{word}\b").search(text) for word in option_names(spec, option)):
+                compiled(rf"\b{word}\b").search(text) for word in option_names(spec, option)):
             found[option.name] = implied[0]
     rest, last = text, len(text)
     for start, end in sorted(cuts, reverse=True):  # a cut inside another ("with truncation at 8") goes once
@@ -166,46 +165,22 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
         for word in option_names(spec, option):
-            before = _pattern(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
+            before = compiled(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
                               rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))"
                               r"(?<!\bone(?=\s+(?:won|wins|was|is|came|got)\b))")  # not "why the top one won"
-            after = _pattern(rf"\b{NUMBER}\s*-?\s*(?P<mid>(?:[a-z][a-z-]*\s+){{0,{gap}}}){word}\b")
+            after = compiled(rf"\b{NUMBER}\s*-?\s*(?P<mid>(?:[a-z][a-z-]*\s+){{0,{gap}}}){word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
         if gap == 2:  # a command's count said bare after a verb of showing: "show 15", "give me 8"
-            patterns.append(_pattern(rf"\b(?:show|give|list|get|return)\s+(?:me\s+)?(?:the\s+)?(?:top\s+)?{NUMBER}\b"
+            patterns.append(compiled(rf"\b(?:show|give|list|get|return)\s+(?:me\s+)?(?:the\s+)?(?:top\s+)?{NUMBER}\b"
                                      r"(?!\s*[-,.]\s*\d)"))
         out.append((option, tuple(patterns)))
     return tuple(out)
 
 
-def back_to_default(text: str, spec: Command) -> Spoken:
-    """The options of ``spec`` that ``text`` sets back ("back to the last layer", "drop the layer option", "reset
-    the pooling"): name -> ``default``, the value `again` takes for it; ``rest``: the text without those words."""
-    found = Spoken(rest=text)
-    for option in spec.options:  # by its own name or its usual word; each pattern is compiled once (_pattern)
-        if takes_models(option) and _pattern(ALONE).search(found.rest):  # "just this model on its own"
-            found.options[option.name] = "default"
-            found.rest = _pattern(ALONE).sub(" ", found.rest)
-            continue
-        names = "|".join(option_names(spec, option)[:2])
-        said = _pattern(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else ""))
-        if said.search(found.rest):  # ("all the layers again", where every layer is the default)
-            found.options[option.name] = "default"
-            found.rest = said.sub(" ", found.rest)
-    for option in spec.options if found.options else ():  # "back to all layers and all heads"
-        names = "|".join(option_names(spec, option)[:2])
-        also = _pattern(rf"\b(?:and|,|of|in|across|for)\s+(?:all|every|the\s+default)\s+(?:the\s+)?(?:{names})s?\b|"
-                        rf"\band\s+(?:the\s+)?(?:{names})s\b(?!\s*\d)")  # ("show all layers and heads")
-        if option.name not in found.options and also.search(found.rest):
-            found.options[option.name] = "default"
-            found.rest = also.sub(" ", found.rest)
-    return found
-
-
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
     """A name said for ``option`` ("the reviews corpus", "call it reviews", "rows 1-50") and where, if any."""
     for pattern in NAME_WORDS.get(option.name, ()):
-        for m in _pattern(pattern).finditer(text):
+        for m in compiled(pattern).finditer(text):
             if m.group("v").lower() not in NOT_NAMES:  # row ids in words: "1, 5 and 20-40", "1 to 500"
                 value = re.sub(r"\s*\bto\b\s*", "-", re.sub(r"\s*(?:,\s*and\b|\band\b|&)\s*", ",", m.group("v")))
                 return value.replace(" ", "").replace("#", ""), _with_lead(text, *m.span())
@@ -215,7 +190,7 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
 def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
     """A name said last in ``text`` (:data:`NAME_AT_END`), for a command that reads no texts of its own."""
     for pattern in NAME_AT_END.get(option.name, ()):
-        m = _pattern(pattern).search(text)
+        m = compiled(pattern).search(text)
         if m and m.group("v").lower() not in NOT_NAMES | NOT_NAMES_AT_END:
             return m.group("v"), _with_lead(text, m.start(), m.end("v"))
     return None
@@ -269,10 +244,14 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
             return every, span
     if every is not None and not said and (span := _choice(text, spec, option, every)) is not None:
         return every, span
+    names = "|".join(w for w in option_names(spec, option) if len(w) > 3) or "(?!)"  # (its nouns: not "as", "by")
+    if every is not None and (m := compiled(rf"(?<![\w-])(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:{names})s?\b")
+                              .search(text)):
+        return every, m.span()  # "is the CLS vector or the mean better? show all poolings"
     if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
         return ",".join(values), span
     if every is None and option.type.several and not said and _named_by(spec, option).search(text):
-        for m in _pattern(rf"\ball\s+({NUMBER})\b").finditer(text):  # "which pooling is best? try all four"
+        for m in compiled(rf"\ball\s+({NUMBER})\b").finditer(text):  # "which pooling is best? try all four"
             if in_digits(m.group(1)) == str(len(values)):
                 return ",".join(values), m.span()
     return (said[0][1], said[0][0]) if said else None
@@ -283,7 +262,7 @@ def _any_value(spec: Command, option: Option) -> re.Pattern[str]:
     """Every way of saying one of ``option``'s values (and "all" when it takes several), as one pattern without the
     word bounds: a question it does not match says none of them (most questions, for most options)."""
     values = (*_values(spec, option), *(("all",) if option.type.several else ()))
-    return _pattern("|".join(f"(?:{a})" for v in values for a in _aliases(v)) or r"(?!)")
+    return compiled("|".join(f"(?:{a})" for v in values for a in _aliases(v)) or r"(?!)")
 
 
 @functools.cache
@@ -298,12 +277,12 @@ def _listed(text: str, values: list[str]) -> tuple[list[str], tuple[int, int]] |
     if len(values) < 2:
         return None
     one = "|".join(sorted((a for v in values for a in _aliases(v)), key=len, reverse=True))
-    run = _pattern(rf"(?<![\w-])(?:{one})(?:{JOIN}(?:{one}))+(?![\w-])").search(text)
+    run = compiled(rf"(?<![\w-])(?:{one})(?:{JOIN}(?:{one}))+(?![\w-])").search(text)
     if run is None:
         return None
     said = []
-    for m in _pattern(rf"(?<!\w)(?:{one})(?!\w)").finditer(run.group(0)):
-        said.append(next(v for v in values if any(_pattern(a).fullmatch(m.group(0)) for a in _aliases(v))))
+    for m in compiled(rf"(?<!\w)(?:{one})(?!\w)").finditer(run.group(0)):
+        said.append(next(v for v in values if any(compiled(a).fullmatch(m.group(0)) for a in _aliases(v))))
     return list(dict.fromkeys(said)), run.span()
 
 
@@ -320,7 +299,7 @@ def _values(spec: Command, option: Option) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1024)
 def _named_by(spec: Command, option: Option) -> re.Pattern[str]:
     """Any of the words that name ``option`` (:func:`option_names`), as one pattern."""
-    return _pattern(rf"\b(?:{'|'.join(option_names(spec, option))})\b")
+    return compiled(rf"\b(?:{'|'.join(option_names(spec, option))})\b")
 
 
 def option_names(spec: Command, option: Option) -> tuple[str, ...]:
@@ -354,7 +333,7 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
 
 def _raw_spans(text: str, choice: str) -> list[tuple[int, int]]:
     """Where a choice is said, so that a choice inside a longer one ("last" in "sum last 4") is not said twice."""
-    return [m.span() for alias in _aliases(choice) for m in _pattern(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
+    return [m.span() for alias in _aliases(choice) for m in compiled(rf"(?<![\w-]){alias}(?![\w])").finditer(text)]
 
 
 def _choice(text: str, spec: Command, option: Option, choice: str,
@@ -362,12 +341,12 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     """Where ``choice`` is said in ``text`` (with a word naming its option when the choice is common), outside
     the spans ``inside`` (where a longer choice is said). A choice that is the command's own name ("rollout") is
     the command said, unless the option's name is said too ("method rollout") or a spoken form ("plain rollout")."""
-    bare = choice == getattr(spec, "name", "") and not _pattern(rf"\b{option.name}\b").search(text)
+    bare = choice == getattr(spec, "name", "") and not compiled(rf"\b{option.name}\b").search(text)
     names = "|".join(option_names(spec, option))
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
-        for m in _pattern(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
+        for m in compiled(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
-                    _pattern(rf"(?:\bnot\s+(?:just|only)\s+(?:the\s+)?|{ASIDE})$").search(text[:m.start()]):
+                    compiled(rf"(?:\bnot\s+(?:just|only)\s+(?:the\s+)?|{ASIDE})$").search(text[:m.start()]):
                 continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
@@ -385,14 +364,14 @@ def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[
     """The match widened to a word naming its option within :data:`WINDOW` characters, if any."""
     start, end = m.span()
     for word in option_names(spec, option):
-        for n in _pattern(rf"\b{word}s?\b").finditer(text):  # (a word that leads, "with", names what follows it)
+        for n in compiled(rf"\b{word}s?\b").finditer(text):  # (a word that leads, "with", names what follows it)
             if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW and word not in _LEADING:
                 return min(start, n.start()), max(end, n.end())
     return start, end
 
 
 def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
-    lead = _pattern(rf"{LEAD}$").search(text[:start])
+    lead = compiled(rf"{LEAD}$").search(text[:start])
     return (lead.start() if lead else start), end
 
 

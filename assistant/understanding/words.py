@@ -96,7 +96,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
                   "(?:my|the) lasso(?:ed)?(?: selection| points)?"),
     "tokens": ("tokens", "token"),
     "special": ("special tokens?",),
-    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)"),
+    "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)",
+              "input[- ]embeddings?(?=\\s+(?:basis|space|matrix))"),
     "html": ("html", "(?:a\\s+)?web\\s*page"),
     "markdown": ("markdown", "md"),
 }
@@ -161,7 +162,7 @@ NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "row
 NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|delete|remove|use|using)"
 #: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
 NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
-                       "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last", "big",
+                       "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last",
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
                        "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
                        "then", "also", "i", "you", "we"})
@@ -178,7 +179,8 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
             "(?: (?:that|this|the) (?:word|answer|fill|one))?",
             "why (?:the|that|this|its) (?:top|first|best) (?:one|word|answer|fill|prediction|guess) "
-            "(?:won|wins|came first)", "why (?:that|this) (?:answer|prediction|word|fill|guess)\\b"),
+            "(?:won|wins|came first)", "why (?:that|this) (?:answer|prediction|word|fill|guess)\\b",
+            "and why(?=\\W*$)"),
 }
 UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
