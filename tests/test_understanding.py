@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from assistant.commands.registry import COMMANDS, TABLE
@@ -706,6 +707,19 @@ def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     for typed in before:
         session.remember(typed, Result(typed.split()[0], ""))
     assert read_line(line, session, hub, hub.settings).ran == ran
+
+
+def test_each_row_is_ranked_by_its_most_similar_example_the_earliest_of_equals():
+    from assistant.understanding.router import _Index
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        owner = tuple(int(r) for r in rng.integers(0, 6, rng.integers(6, 200)))
+        cosines = rng.integers(0, 5, len(owner)).astype(np.float32) / 4  # ties on purpose
+        index = _Index.__new__(_Index)
+        object.__setattr__(index, "owner", owner)
+        want = [max(range(len(owner)), key=lambda i: (owner[i] == row, cosines[i], -i)) for row in sorted(set(owner))]
+        assert list(index.nearest(cosines)) == want
 
 
 def test_routing_reads_full_precision_vectors_whatever_the_conversations_model(hub):

@@ -168,6 +168,21 @@ class _Index:
         """:attr:`owner` as an array (each question groups the examples' cosines by it)."""
         return np.asarray(self.owner)
 
+    @functools.cached_property
+    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """The examples in row order (each row's in their own order) and where each row's start."""
+        order = np.argsort(self.rows, kind="stable")
+        return order, np.r_[0, np.flatnonzero(np.diff(self.rows[order])) + 1]
+
+    def nearest(self, cosines: np.ndarray) -> np.ndarray:
+        """For each row, in row order, the example most similar to a question (``cosines``: one per example; the
+        earliest of equals)."""
+        order, starts = self._groups
+        grouped = cosines[order]
+        top = np.maximum.reduceat(grouped, starts)
+        hits = np.flatnonzero(grouped == np.repeat(top, np.diff(np.r_[starts, len(grouped)])))
+        return order[hits[np.searchsorted(hits, starts)]]
+
     def deciding_words(self, row: int, said: csr_matrix, most: int = 3) -> tuple[str, ...]:
         """The words (or word pairs) of a question's TF-IDF row ``said`` that raised ``row``'s probability most,
         strongest first."""
@@ -312,13 +327,10 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path
     index = _index(lm, [s for s in specs if s.phrasings], folder)
     framed = frame(question)
     queries_vectors = embed(lm, [framed])  # (with the question without its options as a second query: no better)
-    with threads_for(0):  # a (1 x a few thousand) product: one thread (two wait on each other on a busy machine)
-        scores = util.dot_score(queries_vectors, index.vectors)[0]  # unit vectors: the cosine
-    cosines, owner = scores.numpy(), index.rows
-    order = np.lexsort((-cosines, owner))  # by row, its most similar example first (the earliest of equals)
-    firsts = order[np.r_[0, np.flatnonzero(np.diff(owner[order])) + 1]]
+    with threads_for(0):  # a (1 x a few thousand) product: one thread (two wait on each other, and on the encoder's)
+        cosines, owner = torch.mv(index.vectors, queries_vectors[0]).numpy(), index.rows  # unit vectors: the cosine
     best = {int(owner[i]): Ranked(index.specs[owner[i]], float(cosines[i]), index.phrasings[i], float(cosines[i]))
-            for i in firsts}
+            for i in index.nearest(cosines)}
     slots = read(question)
     said_words = index.said(framed)
     likely = index.probabilities(queries_vectors[0], said_words)
