@@ -68,16 +68,18 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
-    if framed or back or named or led or (alias and quoted) or worded:
+    redo = plain and inv.verb == "again" and _CHANGE_SAID.match(" ".join(inv.texts)) is not None  # "again with seed 9"
+    if framed or back or named or led or (alias and quoted) or worded or redo:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
-        read = understand(line, session, hub, TABLE, settings, None if alias or framed or back or quoted else inv.verb)
+        read = understand(line, session, hub, TABLE, settings,
+                          None if alias or framed or back or quoted or redo else inv.verb)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
             inside = meant.verb == inv.verb and all(  # (a word's other form: "help with tokenizing")
                 t[:max(4, len(t) - 2)].lower() in " ".join(inv.texts).lower() for t in meant.texts)
             textless = TABLE[meant.verb].texts.most == 0  # ("project the vocabulary": `vocab`)
-            if alias or said or quoted or framed or back or (led and inside) or (named and textless):
+            if alias or said or quoted or framed or back or redo or (led and inside) or (named and textless):
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
 
@@ -130,6 +132,9 @@ _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:ab
 #: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
 #: "neighbors of bank"): the line is a sentence, and runs as read.
 _LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
+#: How the words after `again` open when they say a change, not a new text ("again with seed 9", "again but at
+#: layer 2").
+_CHANGE_SAID = re.compile(r"(?:with|but|at|using|on|without|this\s+time|only|just)\b", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

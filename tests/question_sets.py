@@ -6,17 +6,18 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh.jsonl``: written apart later, before the router changed, by someone who never saw the
   phrasings or the router; rows may carry ``before`` (the lines already run in that conversation) and
   ``needs`` (a command that must exist for the row to count).
-- ``questions_fresh31.jsonl``: written apart, beside fresh30, by someone who read only the README without its routing
-  section, COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), committed before fresh28's
-  and fresh29's misses were read; scored then and at the end of two rounds, its misses unread.
-- ``questions_fresh32.jsonl``: written the same way, beside fresh33, committed after the round that read fresh28 and
-  fresh29 and before any change of the round that read fresh30; scored then and at the end of two rounds, its misses
-  unread.
+- ``questions_fresh32.jsonl``: written apart, beside fresh33, by someone who read only the README without its routing
+  section, COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), committed after the round
+  that read fresh28 and fresh29 and before any change of the round that read fresh30; scored then and at the end of
+  three rounds, its misses unread.
 - ``questions_fresh34.jsonl`` and ``questions_fresh35.jsonl``: written the same way, side by side, committed after the
-  round that read fresh30 and before any change of the round that read fresh33; scored then, their misses unread.
+  round that read fresh30 and before any change of the round that read fresh33; scored then and after it, their
+  misses unread.
+- ``questions_fresh36.jsonl`` and ``questions_fresh37.jsonl``: written the same way, side by side, committed after the
+  round that read fresh33 and before any change of the round that read fresh31; scored then, their misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
-``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh30.jsonl`` and ``questions_fresh33.jsonl``, each
+``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl`` and ``questions_fresh33.jsonl``, each
 written apart the same way and scored once before its misses were read (the README keeps those clean rates; fresh11
 was committed before the router first learnt from the others, and scored before and after that). The router learns
 from their rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT`
@@ -44,11 +45,12 @@ from tools.models.hub import ModelHub
 DATA = Path(__file__).parent / "data"
 #: The measured sets.
 SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions_fresh.jsonl",
-        "fresh31": DATA / "questions_fresh31.jsonl", "fresh32": DATA / "questions_fresh32.jsonl",
-        "fresh34": DATA / "questions_fresh34.jsonl", "fresh35": DATA / "questions_fresh35.jsonl"}
+        "fresh32": DATA / "questions_fresh32.jsonl", "fresh34": DATA / "questions_fresh34.jsonl",
+        "fresh35": DATA / "questions_fresh35.jsonl", "fresh36": DATA / "questions_fresh36.jsonl",
+        "fresh37": DATA / "questions_fresh37.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in [*range(2, 31), 33]}}
+                                                  for n in [*range(2, 32), 33]}}
 
 
 def questions(path: Path) -> list[dict]:

@@ -71,6 +71,9 @@ _LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about", "sentence", "senten
 #: A question asked after a sentence typed with its full stop ("The woman worked as a [MASK]. what are the top fills").
 _ASKED_AFTER = re.compile(r"(?<=[.!])\s+(?=(?:what|which|how|why|who|where|when|can|could|would|show|give|list)\b"
                           r"[^.!]*$)")
+#: A question asked after a text and a dash ("the nurse said [MASK] was tired -- who does the model think it is?").
+_ASKED_AFTER_DASH = re.compile(r"\s+--\s+(?=(?:what|which|who|how|why|where|when|does|do|is|can|could)\b[^-]*$)",
+                               re.I)
 #: Words that ask rather than carry: stripped from the ends of an unquoted question before its texts
 #: are read. Phrasing words are added by :func:`frame_words`.
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
@@ -215,7 +218,8 @@ _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?%?")
 
 #: Lower-case words that end in one leading into a text typed as a sentence, capital first ("mlm prediction for Water
 #: boils at 100 [MASK]."): the text is that sentence.
-_LED_SENTENCE = re.compile(r"^[^A-Z|:?\[\]\d'\"]{0,60}?\b(?:for|of|on|about|in)\s+(?=[A-Z][a-z]*\s+\S+\s+\S+)")
+_LED_SENTENCE = re.compile(r"^(?:[^A-Z|:?\[\]\d'\"]|\bI\b){0,60}?\b(?:for|of|on|about|in)\s+"
+                           r"(?=[A-Z][a-z]*\s+\S+\s+\S+)")
 
 
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
@@ -231,6 +235,8 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
     if (asked := _ASKED_AFTER.search(part)) is not None and re.match(r"[A-Z\[]", part.strip()):
         part = part[:asked.start()]  # the sentence, then a question about it
+    elif (asked := _ASKED_AFTER_DASH.search(part)) is not None:  # "the nurse said that [MASK] was tired -- who ..."
+        part = part[:asked.start()]
     if (between := _BETWEEN.search(part)) is not None:  # "what words drive the similarity between A and B"
         return blanks_to_mask(_TRAILING.sub("", part[between.end():].strip()))
     if (led := _LED_SENTENCE.match(part)) is not None:  # "mlm prediction for Water boils at 100 [MASK]."

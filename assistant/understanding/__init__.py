@@ -151,7 +151,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              shared=context.shared_options(question, before, spec, table),
                              known=named.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
-        runner = _without_texts(question, routing, table)  # "compare every layer with every other layer": `cka`
+        runner = _without_texts(question, routing, table, before)  # "compare every layer with every other": `cka`
         if runner is not None:
             return runner
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
@@ -162,12 +162,15 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
-def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command]) -> Understanding | None:
+def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command],
+                   before: Invocation | None) -> Understanding | None:
     """When the best reading needs texts the question does not carry, the next reading close behind that needs
-    none (a question without texts asks for a command that takes none)."""
+    none (a question without texts asks for a command that takes none), with the previous command's settings it
+    points back at ("compare minilm with mpnet on that" after `benchmark --sample 300`)."""
     for ranked in routing.ranked[1:SUGGESTIONS]:
         if ranked.spec.texts.least == 0 and routing.best.score - ranked.score <= RUNNER_UP:
-            line = fill.line_for(ranked.spec, question, table)
+            line = fill.line_for(ranked.spec, question, table,
+                                 shared=context.shared_options(question, before, ranked.spec, table))
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
 

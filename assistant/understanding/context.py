@@ -33,13 +33,16 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
                         r"more|fewer|less|change|set|"
                         r"make it|show it|"
-                        r"switch to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
+                        r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 _SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b|"
                    r"\b(?:the\s+)?same\s+((?:number|amount)\s+of\s+sentences|sentences|sentence\s+count|"
                    r"sample(?:\s+size)?)\b", re.I)
+#: "with those same settings", "the same parameters": every setting of the previous command that a command takes.
+_SAME_SETTINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?same\s+(?:settings|options|parameters|params|"
+                            r"configuration|config)\b", re.I)
 #: "what if I use": how a follow-up asks for a choice alone ("what if I use max?").
 _WHAT_IF = re.compile(r"^\W*what\s+if\s+(?:i|we|you)\s+(?:use[sd]?|try|tried|pick(?:ed)?|went\s+with|"
                       r"switch(?:ed)?\s+to)\b", re.I)
@@ -87,7 +90,8 @@ def _starts_with_another(question: str, spec: Command, table: Mapping[str, Comma
     """Whether ``question`` starts with the own name of a command other than ``spec`` and not of its own option
     ("why that answer?" after `mask` asks for its `--why`)."""
     first = question.split(None, 1)[0].lower() if question.strip() else ""
-    return first in table and table[first].name == first and first != spec.name and spec.option(first) is None
+    return (first in table and table[first].name == first and first not in (spec.name, "again")  # ("again with seed 9")
+            and spec.option(first) is None)
 
 
 def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
@@ -144,6 +148,9 @@ def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, 
     """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
     corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
     out: dict[str, str] = {}
+    if before is not None and _SAME_SETTINGS.search(question):  # "cka with those same settings": every one it takes
+        out.update({o.name: str(before.options[o.dest]) for o in spec.options if before.options.get(o.dest) is not None
+                    and not o.is_flag and o.accepts(str(before.options[o.dest]))})
     same = [one.lower() if one else "sentences" for one, _ in _SAME.findall(question)]  # ("the same sample size")
     if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
         same.append("layer")

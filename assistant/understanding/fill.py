@@ -31,6 +31,9 @@ chart graph figure picture diagram view flat actual real underlying
 be strict loose lenient""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
+#: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
+#: that" after `benchmark --sample 300`).
+_ON_THAT = re.compile(r"\b(?:on|with|for|using|like)\s+(?:that|those|these|them|it)\s*(?:again\s*)?[?.!]*$", re.I)
 #: A row of the corpus by its id.
 _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
@@ -159,7 +162,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
         referred = [named.group(1), *referred]
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
-    kept = dict(shared or {}) if referred else {}
+    kept = dict(shared or {}) if referred or (  # ("compare minilm with mpnet on that" after `benchmark`)
+        spec.texts.most == 0 and _ON_THAT.search(slots.rest) is not None) else {}
     asked = asking_words(spec) | {"every", "any", "all"} if spec.followed else frozenset()  # ("the raw attention
     # of every head"; not `model`'s or `help`'s texts, which are names: "switch to mpnet")
     if previous and not slots.quoted and not referred and (all(only_filler(t, asked) for t in texts) or texts and (

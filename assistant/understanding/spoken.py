@@ -199,12 +199,14 @@ def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
 def _known(text: str, names: Sequence[str], no_texts: bool = False) -> tuple[str, tuple[int, int]] | None:
     """One of ``names`` said where a name stands ("on reviews", "stop encoding reviews", "the amazon one", "the logs
     encoding"; not "find reviews about ..." nor "reviews.csv"), and where, with the words that lead into it. For a
-    command that reads no texts, "the NAME" anywhere is that name too ("cluster the tweets into ten groups")."""
+    command that reads no texts, "the NAME" anywhere is that name too ("cluster the tweets into ten groups"), and so is
+    a name right after the line's first word ("check tweets for dupes")."""
     said = [n for n in sorted(names, key=len, reverse=True) if n.lower() not in NOT_NAMES]
     if not said:
         return None
     alts = "|".join(map(re.escape, said))  # (re's own bounded cache: visitors' corpus names are not a fixed set)
-    the = r"\bthe\s+" if no_texts else rf"\bthe\s+(?=(?:{alts})\s+(?:one|encoding|corpus|dataset)\b)"
+    the = r"\bthe\s+|^\W*(?!(?:which|what|how|why|who|where|when|are|is|do|does|did|any|can|could)\b)[a-z]+\s+" \
+        if no_texts else rf"\bthe\s+(?=(?:{alts})\s+(?:one|encoding|corpus|dataset)\b)"
     m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+|those\s+|these\s+)?|{the})({alts})"
                   r"(?![\w-]|\.\w)", text, re.I)
     if m is None:

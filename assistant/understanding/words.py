@@ -44,7 +44,8 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: Values said by a name of their own (pattern, value): "the embedding layer" is layer 0 (the input embeddings).
 VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+(?:layer|output)\b|\binput\s+layer\b", "0"),),
+    "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+(?:layer|output)\b|\binput\s+layer\b|"
+               r"\bat\s+the\s+(?:input\s+)?embeddings\b(?!\s+(?:of|for|matrix|space|basis))", "0"),),
     "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
             r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
             "selection"),),
@@ -81,7 +82,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "dep": ("dep", "deps", "dependency[- ](?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)",
             "syntactic roles?"),
     "length": ("word length", "length"),
-    "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each) (?:sentence|text)", "sentences as (?:single )?points",
+    "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each|for every) (?:sentence|text|of (?:them|those|these))",
+                  "sentences as (?:single )?points",
                   "(?:(?:project|plot|visuali[sz]e|draw)(?:\\s+of)?\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
                   "(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
                   "sentences",
@@ -212,7 +214,9 @@ RATHER = ASIDE + "$"
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
-EVERY_ONE = r"|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
+EVERY_ONE = r"|(?:^\W*|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?)(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
+#: How an option whose default is the last layer is set back ("use the final layer instead"); ``{}``: its names.
+LAST_ONE = r"|\b(?:the\s+)?(?:final|last|top)\s+(?:{})\b(?!\s*\d)"
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
 #: ``{0}``: the option's names.
 RESET = (r"\b(?:back (?:to|on)|reset|drop|remove|clear|undo|without)\s+(?:showing\s+)?(?:the\s+|any\s+)?"
