@@ -17,6 +17,7 @@ from assistant.commands.slots import ASKING, quoted_free, quoted_spans
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import Understanding, another_model, is_question, spoken, understand
+from assistant.understanding.context import opens_like_follow_up
 from assistant.understanding.fill import REFERS_BACK, asking_words, only_filler
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -68,7 +69,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
-    redo = plain and inv.verb == "again" and _CHANGE_SAID.match(" ".join(inv.texts)) is not None  # "again with seed 9"
+    redo = plain and inv.verb == "again" and opens_like_follow_up(" ".join(inv.texts))  # "again with seed 9"
     if framed or back or named or led or (alias and quoted) or worded or redo:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(line, session, hub, TABLE, settings,
@@ -132,9 +133,6 @@ _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:ab
 #: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
 #: "neighbors of bank"): the line is a sentence, and runs as read.
 _LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
-#: How the words after `again` open when they say a change, not a new text ("again with seed 9", "again but at
-#: layer 2").
-_CHANGE_SAID = re.compile(r"(?:with|but|at|using|on|without|this\s+time|only|just)\b", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

@@ -709,6 +709,7 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["probe --sentences 30"], "again with seed 4", "probe --sentences 30 --seed 4"),
     (["probe --sentences 30 --seed 4"], "how alike are the layers, with the same settings?",
      "cka --sentences 30 --seed 4"),
+    (["benchmark --sample 200"], "and contextuality, with the same settings", "contextuality"),  # (not seed 42)
     (["benchmark --sample 200 --pool cls"], "and bert-small vs minilm on that",
      "benchmark --sample 200 --pool cls --models bert-small,minilm"),
 ])

@@ -147,7 +147,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
                              carried={**named.previous_corpus(spec, before),
-                                      **context.carried(question, spec, before, session, settings)},
+                                      **context.carried(question, spec, before, session, settings, table)},
                              shared=context.shared_options(question, before, spec, table),
                              known=named.known_names(spec, session, settings))
     except fill.MissingTexts as exc:

@@ -123,12 +123,12 @@ def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     return inside and len(read.texts) == 1
 
 
-def carried(question: str, spec: Command, before: Invocation | None, session: Session,
-            settings: Settings) -> dict[str, str]:
+def carried(question: str, spec: Command, before: Invocation | None, session: Session, settings: Settings,
+            table: Mapping[str, Command]) -> dict[str, str]:
     """The options (name -> value) ``question`` takes from the conversation for ``spec``: its corpus ("my texts") and
-    the previous command's values it points at ("that layer", "the next head")."""
+    the previous command's values it points at ("that layer", "the next head", "those same settings")."""
     return {**named.own_corpus(question, spec, session, settings), **named.that_corpus(question, spec, session),
-            **_kept(question, before, spec)}
+            **_kept(question, before, spec, table)}
 
 
 def shared_options(question: str, before: Invocation | None, spec: Command,
@@ -140,17 +140,23 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
     if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
         return {}
     count = spoken.count_option(spec) if spec.name != before.verb else None  # the same command keeps them all
+    return _settings(before, spec, table, but=count)
+
+
+def _settings(before: Invocation, spec: Command, table: Mapping[str, Command],
+              but: str | None = None) -> dict[str, str]:
+    """The previous command's settings (as typed, away from its own defaults) that ``spec`` takes too, but one."""
     return {name: value for name, value in option_values(before, table[before.verb]).items()
-            if name != count and (option := spec.option(name)) is not None and option.accepts(value)}
+            if name != but and (option := spec.option(name)) is not None and option.accepts(value)}
 
 
-def _kept(question: str, before: Invocation | None, spec: Command) -> dict[str, str]:
+def _kept(question: str, before: Invocation | None, spec: Command, table: Mapping[str, Command]) -> dict[str, str]:
     """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
-    corpus" keep one; "the next layer", "the previous head" step it one on or one back."""
+    corpus" keep one; "the next layer", "the previous head" step it one on or one back; "those same settings" keep
+    every one ``spec`` takes."""
     out: dict[str, str] = {}
-    if before is not None and _SAME_SETTINGS.search(question):  # "cka with those same settings": every one it takes
-        out.update({o.name: str(before.options[o.dest]) for o in spec.options if before.options.get(o.dest) is not None
-                    and not o.is_flag and o.accepts(str(before.options[o.dest]))})
+    if before is not None and before.verb in table and _SAME_SETTINGS.search(question):  # "cka, same settings"
+        out.update(_settings(before, spec, table))
     same = [one.lower() if one else "sentences" for one, _ in _SAME.findall(question)]  # ("the same sample size")
     if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
         same.append("layer")
@@ -247,7 +253,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
-    said.options.update(carried(question, spec, before, session, settings))  # "on my corpus", "the next layer"
+    said.options.update(carried(question, spec, before, session, settings, table))  # "on my corpus", "the next layer"
     if list(said.options) == ["corpus"] and named.SWITCH.search(question):
         return None  # "go back to reviews": another corpus to use, not this command on it
     grown = _grown(said.options, before, spec, session.model or settings.model) if _ADDS.search(read.rest) else {}
@@ -349,9 +355,14 @@ def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model
     return out
 
 
+def opens_like_follow_up(words: str) -> bool:
+    """Whether words open the way a follow-up does ("and with bert-small?", "but at layer 2", "with seed 9")."""
+    return _FOLLOW_UP.match(_POLITE.sub("", words)) is not None
+
+
 def sounds_like_follow_up(question: str) -> bool:
-    """Whether a question starts like a follow-up ("and with bert-small?") or points back at the previous reply."""
-    return bool(_FOLLOW_UP.match(_POLITE.sub("", question)) or _REFERS.search(question))
+    """Whether a question opens like a follow-up or points back at the previous reply ("compare that with X")."""
+    return opens_like_follow_up(question) or _REFERS.search(question) is not None
 
 
 def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]:
