@@ -112,8 +112,9 @@ def _framed(line: str, verb: str | None = None) -> bool:
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
     if words in (["these"], ["this"], ["following"], ["the", "following"]):  # "embed these: A | B | C"
         return True
-    return len(words) >= 2 and (any(w in ASKING for w in words) or (
-        head is not None and verb in TABLE and bool(spoken.read(head.group(1), TABLE[verb]).options)))
+    return len(words) >= 2 and (any(w in ASKING for w in words) or (head is not None and verb in TABLE and (
+        TABLE[verb].texts.most == 0 or bool(spoken.read(head.group(1), TABLE[verb]).options))))  # ("export the
+    # vectors of: A | B": texts after a command that takes none)
 
 
 def _says_options(line: str, verb: str) -> bool:
@@ -196,6 +197,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     if not syntax and not same and REFERS_BACK.search(line) is not None and typed is not None and typed.followed:
         return read  # "compare that to the static glove vector" after `word`: another command on the texts before
+    if framed and takes_none and not same and not read.suggestions:
+        return read  # "export the vectors of: A | B": texts after a colon, for another command that takes them
     if not syntax and takes_none and not same and not read.suggestions and not parse(read.line, TABLE, settings).texts:
         return read  # "export the input embedding matrix for the projector": clearly another's, which takes no texts
     return None

@@ -13,11 +13,15 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh34.jsonl`` and ``questions_fresh35.jsonl``: written the same way, side by side, committed after the
   round that read fresh30 and before any change of the round that read fresh33; scored then and after it, their
   misses unread.
-- ``questions_fresh36.jsonl`` and ``questions_fresh37.jsonl``: written the same way, side by side, committed after the
-  round that read fresh33 and before any change of the round that read fresh31; scored then, their misses unread.
+- ``questions_fresh37.jsonl``: written the same way, beside fresh36, committed after the round that read fresh33 and
+  before any change of the round that read fresh31; scored then and after the round that read fresh36, its misses
+  unread.
+- ``questions_fresh38.jsonl`` and ``questions_fresh39.jsonl``: written the same way, side by side, committed after the
+  round that read fresh31 and before any change of the round that read fresh36; scored then, their misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
-``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl`` and ``questions_fresh33.jsonl``, each
+``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl`` and
+``questions_fresh36.jsonl``, each
 written apart the same way and scored once before its misses were read (the README keeps those clean rates; fresh11
 was committed before the router first learnt from the others, and scored before and after that). The router learns
 from their rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT`
@@ -46,11 +50,11 @@ DATA = Path(__file__).parent / "data"
 #: The measured sets.
 SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions_fresh.jsonl",
         "fresh32": DATA / "questions_fresh32.jsonl", "fresh34": DATA / "questions_fresh34.jsonl",
-        "fresh35": DATA / "questions_fresh35.jsonl", "fresh36": DATA / "questions_fresh36.jsonl",
-        "fresh37": DATA / "questions_fresh37.jsonl"}
+        "fresh35": DATA / "questions_fresh35.jsonl", "fresh37": DATA / "questions_fresh37.jsonl",
+        "fresh38": DATA / "questions_fresh38.jsonl", "fresh39": DATA / "questions_fresh39.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in [*range(2, 32), 33]}}
+                                                  for n in [*range(2, 32), 33, 36]}}
 
 
 def questions(path: Path) -> list[dict]:

@@ -175,10 +175,10 @@ class Word(Command[Any, WordInContext]):
         ("contrast 'A man is playing a guitar.' with 'A woman is slicing an onion.'")."""
         if slots.word_first and not slots.has_mask:
             return WORD_FIRST_BONUS
-        if slots.quoted and slots.word is None and len(slots.sentences) >= 2 and shared_word(
-                slots.rest, slots.sentences, asking_words(self.phrasings)) is None:
-            return -WORD_FIRST_BONUS / 2
-        return 0.0
+        if slots.quoted and slots.word is None and len(slots.sentences) >= 2:
+            shared = shared_word(slots.rest, slots.sentences, asking_words(self.phrasings))
+            return -WORD_FIRST_BONUS if shared is None else WORD_FIRST_BONUS / 2  # ("does mouse differ in 'A' and
+        return 0.0  # 'B'?": a word said outside the quotes that each of them holds)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return word_first(self, slots, always=True)

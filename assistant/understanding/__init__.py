@@ -123,6 +123,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if follow is not None:
         return follow
     alone = (named.reloaded(question, session, table, settings)
+             or named.load_asked_after(question, session, table, settings)
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
              or named.acted_on(question, session, table, settings)

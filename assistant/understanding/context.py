@@ -67,7 +67,8 @@ _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|
 _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
                             r"original|usual|starting)\s+model\b", re.I)
 #: "how does that command work?", "what options does this command take?": `help` of the last command.
-_THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|what\s+else)\b.*\b(?:that|this|the\s+"
+_THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings|parameters|arguments|what\s+else|"
+                           r"(?:what|which)\s+other)\b.*\b(?:that|this|the\s+"
                            r"(?:last|previous))\s+(?:command|one)\b|\b(?:that|this)\s+(?:command|one)\W+(?:how|options?|"
                            r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
                            r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
@@ -81,8 +82,8 @@ _ADD_WORD = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:add|inclu
                        r"(?:\s+(?:too|as well))?\W*", re.I)
 #: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
 #: Another word for the previous command ("just for the word 'right'" after `contextuality`).
-_FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so)\s+)*(?:for|with|on|of)\s+(?:just\s+)?"
-                       r"(?:the\s+)?word(?:\W+only)?\W*$", re.I)
+_FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so|(?:how|what)\s+about)\s+)*"
+                       r"(?:(?:for|with|on|of)\s+)?(?:just\s+)?(?:the\s+)?word(?:\W+only)?\W*$", re.I)
 _NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
 
 
@@ -248,8 +249,10 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     before = parse(previous, table, settings)
     swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
     own_word = not spec.texts.word_first and _a_word_of(read, question, before.texts)  # "the word 'pitch' in both"
-    another = _starts_with_another(question, spec, table) or _verb_of_another(read.rest, spec, table) or (
-        read.quoted and (_names_another(read.rest, spec, table) or own_word))
+    models = len({slots.model_name(m) for m in slots.MODEL.finditer(read.rest)}) > 1 and any(
+        spoken.takes_models(o) and "," in o.usage() for o in spec.options)  # "compare minilm and mpnet there"
+    another = (_starts_with_another(question, spec, table) and not models) or _verb_of_another(
+        read.rest, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or own_word))
     if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
@@ -268,7 +271,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     # "that with 'a bird'", "add a third one: The milk has gone sour."
     adding = (read.given or ":" in read.rest) and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))
     # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
-    first = plain.split(None, 1)[0].lower().strip("?!.,") if plain.strip() else ""
+    opened = re.sub(r"^\W*(?:(?:and|so|but|ok|okay|now|then)\W+)+", "", plain, flags=re.I)  # "and why that fill?"
+    first = opened.split(None, 1)[0].lower().strip("?!.,") if opened.strip() else ""
     own_flag = not read.quoted and getattr(spec.option(first), "is_flag", False)
     if own_flag:
         said.options.setdefault(first, "")
@@ -276,7 +280,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     points_back = (not read.quoted and bool(said.options) and fill.REFERS_BACK.search(read.rest) is not None
                    and not fill.REFERS_BACK.sub(" ", leftover).strip())
     if not _FOLLOW_UP.match(plain) and (not fill.only_filler(leftover) or read.quoted) and not adding \
-            and not points_back and not swap and not (grown and not read.quoted) and not own_flag:
+            and not points_back and not swap and not (grown and not read.quoted) and not own_flag \
+            and not (models and not read.quoted):
         return None
     texts: list[str] = []
     if adding:

@@ -156,3 +156,19 @@ def reloaded(question: str, session: Session, table: Mapping[str, Command], sett
         return None
     line = merged_line(last, Invocation("again", [], {"column": column}), table, settings)
     return Understanding(line=line, because=f"it asks for {code(last, 80)} again with the column {code(column, 40)}")
+
+
+#: Words around the info words in a question about a load under way ("how's it going so far?", "any progress yet?").
+_HOW_IT_GOES = frozenset({"how", "how's", "hows", "any", "yet", "so", "far", "things", "load"})
+
+
+def load_asked_after(question: str, session: Session, table: Mapping[str, Command],
+                     settings: Settings) -> Understanding | None:
+    """`corpus info` (the corpus in use: the one the load made) for a short question about the load the last line
+    started ("how is it going?", "any progress?"), in the words ``corpus`` reads as asking for its info."""
+    if "corpus" not in table or not session.history or not re.match(r"corpus\s+load\s", session.history[-1]):
+        return None
+    words = ACTION_WORDS[Action.INFO]
+    if words.search(question) is None or not fill.only_filler(words.sub(" ", _IT.sub(" ", question)), _HOW_IT_GOES):
+        return None
+    return Understanding(line="corpus info", because="it asks how the load the last line started is going")

@@ -83,6 +83,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
             "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each|for every) (?:sentence|text|of (?:them|those|these))",
+                  "(?:one|a|single) (?:point|dot) (?:each|apiece)",
                   "sentences as (?:single )?points",
                   "(?:(?:project|plot|visuali[sz]e|draw)(?:\\s+of)?\\s+|(?<=sne of )|(?<=pca of )|(?<=map of ))"
                   "(?:these\\s+|the\\s+|my\\s+)?(?:\\d+\\s+|two\\s+|three\\s+|four\\s+)?"
@@ -117,10 +118,13 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?:whole\s+|entire\s+|full\s+)?(?P<v>[\w-]+)\s+"
                r"(?:corpus|dataset|data\s+set)\b",
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
+               r"\b(?:switch|change|go|move|swap)\s+(?:over\s+|back\s+)?to\s+the\s+(?P<v>[\w-]+)\s+one\b",
                r"\b(?:in|on|from|within|across)\s+(?:the\s+)?(?:corpus|dataset)\s+(?!called\b|named\b|map\b)"
                r"(?P<v>[\w-]+)\b(?!\.\w)",  # "in corpus hotels"
                r"(?:^\s*|\bsearch\s+)(?:in\s+|through\s+)?(?:the|my|our)\s+(?!(?:corpus|data|dataset|texts|file|rows|ones|"
-               r"documents|selection|points|map)\b)(?P<v>[\w-]+)\s+for\b",  # "search the reviews for X"
+               r"documents|selection|points|map)\b)(?P<v>[\w-]+)(?=\s+for\b)",  # "search the reviews for X"
+               r"\bsearch\s+(?:in\s+|through\s+)?(?!(?:corpus|data|dataset|texts|file|rows|documents|everything|"
+               r"anything|all|them|these|those|each|every|again)\b)(?P<v>[\w-]+)(?=\s+for\b)",  # "search reviews for X"
                r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
                r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
                r"\b(?:encoding|loading|progress)\s+(?:of|for)\s+(?:the\s+)?(?P<v>[\w-]+)",
@@ -150,8 +154,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
 NAME_AT_END: dict[str, tuple[str, ...]] = {
-    "corpus": (r"\b(?:in|on|across|within)\s+(?:the\s+)?(?P<v>[a-z][\w-]*)"
-               r"(?:\s+(?:using|with|via|by)\b[^?.!]*|(?:\s*,|\s+(?:at|above|over|top))\s*[^,?!]*\d[^,?!]*)?\s*[?.!,;]*\s*$",),
+    "corpus": (r"\b(?:in|on|across|within|(?<=\brows\s)of|(?<=\brow\s)of)\s+(?:the\s+)?(?P<v>[a-z][\w-]*)"
+               r"(?:\s+(?:colou?red\s+)?(?:using|with|via|by|against)\b(?:[^?.!]|\.(?=\d))*"
+               r"|(?:\s*,|\s+(?:at|above|over|top))\s*[^,?!]*\d[^,?!]*)?\s*[?.!,;]*\s*$",),
 }
 #: Words that end a question where a name would, but are not names ("duplicates in my data", "outliers in there").
 NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "rows", "documents", "map", "space",
