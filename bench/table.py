@@ -128,7 +128,9 @@ def _routing(r: dict) -> list[list[str]]:
     return [[f"a question in plain English, {r['model']} (`bench/routing.py`)",
              f"routing {runs['route']['median_ms']:.0f} ms; question answered {runs['question']['median_ms']:.0f} ms",
              f"the same command typed: {runs['command']['median_ms']:.0f} ms",
-             f"{r['question_over_command']:.2f}x"]]
+             f"{r['question_over_command']:.2f}x" + (f" (median over the questions; {r['questions_within']} of "
+                                                      f"{r['questions']} within {r['within']}x)" if "each" in r else
+                                                      " (pooled medians)")]]
 
 
 def _why(r: dict) -> list[list[str]]:

@@ -113,3 +113,37 @@ def test_two_commands_at_once_each_pass_keeps_its_own_thread_count(lm, run, reco
     for first, second in zip(ordered, ordered[1:]):
         assert first["end"] <= second["start"], (first, second)  # one pass at a time
     assert torch.get_num_threads() == before  # no choice outlived its pass
+
+
+def _imported_first(args: list[str], modules: tuple[str, ...]) -> list[str]:
+    """The order in which a fresh Python process run with ``args`` finished importing ``modules`` (-X importtime)."""
+    import re
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, check=True)
+    names = [m.group(1) for m in re.finditer(r"\|\s+([\w.]+)\s*$", done.stderr, re.M)]
+    return [n for n in names if n in modules]
+
+
+def test_openmp_threads_sleep_when_idle_on_two_cores_and_the_setting_comes_before_torch():
+    """On 2 cores torch's OpenMP threads sleep once their work is done (spinning ones slowed the ONNX Runtime pass
+    after them): the toolkit sets it before torch reads it, in every face's process, and leaves a setting alone."""
+    import os
+    import subprocess
+    import sys
+
+    import tools
+
+    show = "import os, tools; print(os.environ.get('OMP_WAIT_POLICY'))"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    one_core = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); " + show
+    assert subprocess.run([sys.executable, "-c", one_core], capture_output=True, text=True, env=env,
+                          check=True).stdout.strip() == "PASSIVE"
+    assert subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
+                          env={**env, "OMP_WAIT_POLICY": "ACTIVE"}, check=True).stdout.strip() == "ACTIVE"
+    assert tools.PASSIVE_OPENMP_CORES == 2
+    # the page (and the MCP and HTTP faces it serves) reaches the toolkit before torch: a face that reached torch
+    # first would leave OpenMP's default (the command line's run of `help` does too: 16 s more, checked by hand)
+    order = _imported_first(["-c", "import assistant.app; import torch"], ("tools", "torch"))
+    assert order[:1] == ["tools"] and "torch" in order, order
