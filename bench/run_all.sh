@@ -13,6 +13,8 @@ done
 echo "== bench/routing.py (minilm, minilm:int8)"
 "$PY" bench/routing.py
 "$PY" bench/routing.py --model minilm:int8
+echo "== bench/openmp.py (OpenMP asleep when idle against its default, command by command)"
+"$PY" bench/openmp.py
 echo "== bench/why.py"
 "$PY" bench/why.py
 "$PY" bench/table.py > /dev/null && echo "README.md performance table rewritten from bench/results/"
