@@ -51,7 +51,7 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: were read); the learnt sets' floors guard what they teach.
 FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.95), "fresh32": (0.95, 0.93),
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.96, 0.92),
-          "fresh39": (0.96, 0.91), "fresh40": (0.96, 0.90), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
+          "fresh39": (0.96, 0.91), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
           "fresh42": (0.96, 0.93), "fresh43": (0.95, 0.91),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
@@ -731,6 +731,16 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["mask The sky is [MASK]. --top 3"], "and why that first guess?", "mask The sky is [MASK]. --top 3 --why"),
     ([], "does 'It rained all day.' mean the same as 'The day was wet.' on minilm and bert-small side by side?",
      "compare It rained all day. | The day was wet. --vs bert-small"),  # (quoted sentences sharing no word)
+    (["corpus load faq.csv --name faq"], "hows it going? is it finished?", "corpus info"),
+    ([], "please stop encoding the corpus", "corpus stop"),
+    (["corpus load a.csv --name alpha", "corpus load b.csv --name beta"], "go back to using alpha", "corpus use alpha"),
+    (["corpus load faq.csv --name faq"], "which texts mention late refunds? show 8, corpus faq",
+     "search late refunds --k 8 --corpus faq"),
+    ([], "topics among rows 10-200, 3 groups", "clusters --k 3 --in 10-200"),
+    (["search refunds --corpus faq"], "now cluster that corpus into 5", "clusters --corpus faq --k 5"),
+    (["probe --sentences 50 --corpus faq"], "cka on the same corpus and number of sentences",
+     "cka --corpus faq --sentences 50"),
+    (["compare a cat sat | a dog ran"], "embed those sentences", "embed a cat sat | a dog ran"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

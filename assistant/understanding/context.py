@@ -37,8 +37,10 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
-_SAME = re.compile(r"\b(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b|"
-                   r"\b(?:the\s+)?same\s+((?:number|amount)\s+of\s+sentences|sentences|sentence\s+count|"
+#: (The first part reads ahead only: "the same corpus and number of sentences" keeps both.)
+_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b)|"
+                   r"\b(?:the\s+)?same\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
+                   r"sentence\s+count|"
                    r"sample(?:\s+size)?)\b", re.I)
 #: "with those same settings", "the same parameters": every setting of the previous command that a command takes.
 _SAME_SETTINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?same\s+(?:settings|options|parameters|params|"
@@ -110,7 +112,8 @@ def _verb_of_another(words: str, spec: Command, table: Mapping[str, Command]) ->
 
 @functools.lru_cache(maxsize=64)
 def _verbs(verbs: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"\b(?:{'|'.join(verbs) or '(?!)'})\s+(?:only\s+|just\s+)?(?:what|the|these|those|them|it|"
+    return re.compile(rf"\b(?:{'|'.join(verbs) or '(?!)'})\s+(?:only\s+|just\s+)?"
+                      r"(?:what|the|these|those|them|it|that|this|"
                       r"rows?|my|all|#?\d)", re.I)
 
 

@@ -106,7 +106,7 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
     if len(said) != 1:
         return None
     name = said[0]
-    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|for|active|current)\b", " ",
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|using|for|active|current)\b", " ",
                   ACTION_WORDS[Action.USE].sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None
@@ -169,6 +169,6 @@ def load_asked_after(question: str, session: Session, table: Mapping[str, Comman
     if "corpus" not in table or not session.history or not re.match(r"corpus\s+load\s", session.history[-1]):
         return None
     words = ACTION_WORDS[Action.INFO]
-    if words.search(question) is None or not fill.only_filler(words.sub(" ", _IT.sub(" ", question)), _HOW_IT_GOES):
+    if words.search(question) is None or not fill.only_filler(_IT.sub(" ", words.sub(" ", question)), _HOW_IT_GOES):
         return None
     return Understanding(line="corpus info", because="it asks how the load the last line started is going")

@@ -111,7 +111,7 @@ COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "
 #: Between row ids in words ("rows 1, 5 and 20-40", "rows 1 to 500"): read as ``,`` and ``-``.
 IDS_JOIN = r"\s*(?:-|,\s*and\b|,|\band\b|&|\bto\b)\s*"
 #: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
-_NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best)\b)"
+_NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best|groups|clusters|topics)\b)"
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
 #: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
@@ -166,13 +166,13 @@ NOT_NAMES_AT_END = frozenset({"corpus", "data", "dataset", "texts", "file", "row
                               "parallel", "background", "progress", "memory", "disk", "full", "pairs", "groups"})
 #: Words after which a known name (a corpus of the conversation) is that name, not a noun: "duplicates in reviews",
 #: "stop encoding reviews" (but "find reviews about late delivery").
-NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|delete|remove|use|using)"
+NAME_LEAD = r"(?:on|in|of|from|for|to|within|across|over|encoding|loading|drop|delete|remove|use|using|corpus)"
 #: Words that stand where a name would but describe instead ("the whole corpus", "my own dataset").
 NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "other", "new", "this", "that", "full",
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last",
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
                        "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
-                       "then", "also", "i", "you", "we"})
+                       "then", "also", "i", "you", "we", "corpus", "dataset", "encoding", "loading"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens"),
