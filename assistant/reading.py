@@ -197,10 +197,10 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return read  # "export the vectors for those two": texts pointed at, for a command that takes none
     if not syntax and not same and REFERS_BACK.search(line) is not None and typed is not None and typed.followed:
         return read  # "compare that to the static glove vector" after `word`: another command on the texts before
-    if framed and takes_none and not same and not read.suggestions:
-        return read  # "export the vectors of: A | B": texts after a colon, for another command that takes them
-    if not syntax and takes_none and not same and not read.suggestions and not parse(read.line, TABLE, settings).texts:
-        return read  # "export the input embedding matrix for the projector": clearly another's, which takes no texts
+    if not syntax and takes_none and not same and not read.suggestions and (
+            framed or not parse(read.line, TABLE, settings).texts):
+        return read  # clearly another command's: one that takes no texts either ("export the input embedding
+        # matrix for the projector"), or one that takes the texts after the colon ("export the vectors of: A | B")
     return None
 
 

@@ -25,6 +25,8 @@ other libraries of the job; never gradio and never the ``assistant`` package.
 
 import os as _os
 
+from tools.models.cpu import cores as _cores  # (standard library only: torch is not loaded yet)
+
 #: On a machine with this many cores or fewer, OpenMP's threads (torch's) sleep as soon as their work is done
 #: instead of spinning for it (OpenMP's own default): they share the cores with ONNX Runtime's threads, and spinning
 #: ones slowed the ONNX Runtime pass that followed (a question's embedding) and the other way round. Measured on a
@@ -33,11 +35,6 @@ import os as _os
 #: 10-36% and `rollout` 2-18% slower (three runs each). Measured on 2 cores only: above that OpenMP keeps its default.
 #: Set before torch is imported (it reads the variable once); an ``OMP_WAIT_POLICY`` already set is left alone.
 PASSIVE_OPENMP_CORES = 2
-
-
-def _cores() -> int:
-    return len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else (_os.cpu_count() or 1)
-
 
 if _cores() <= PASSIVE_OPENMP_CORES:
     _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -10,6 +10,7 @@ timed once (``tools.models.kernels``).
 
 from __future__ import annotations
 
+import os
 import platform
 from dataclasses import dataclass
 from enum import Enum
@@ -161,6 +162,11 @@ def kind_of(flags: frozenset[str]) -> CpuKind:
     if "avx2" in flags:
         return CpuKind.AVX2
     return CpuKind.OTHER
+
+
+def cores() -> int:
+    """The cores this process may use (its affinity where the OS has one)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
 def cpuinfo() -> dict[str, str]:

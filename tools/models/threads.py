@@ -14,6 +14,8 @@ import time
 
 import torch
 
+from tools.models.cpu import cores
+
 #: Up to this many (padded) tokens in a forward pass one torch thread is faster than
 #: every core on a 2-core machine: one 12-token input took 12 ms on 1 thread and 200 ms
 #: on 2; from 24-48 tokens 2 threads won on an idle machine (bench/threads.py). Above
@@ -34,8 +36,8 @@ os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 def max_threads() -> int:
-    """The cores this process may use."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    """The cores this process may use (:func:`tools.models.cpu.cores`; a seam the tests narrow)."""
+    return cores()
 
 
 class ThreadChooser:
