@@ -64,8 +64,9 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     quoted = _quoted_in_words(inv.texts)
     framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
-    back = plain and (_POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
-                      or bool(session.history) and REFERS_BACK.fullmatch(" ".join(inv.texts).strip(" ?!.")) is not None)
+    pointing = plain and bool(session.history) and REFERS_BACK.fullmatch(  # "tokenize that sentence", "rollout for
+        _LED_IN.sub("", " ".join(inv.texts).strip(" ?!."), count=1)) is not None  # them": this command on them
+    back = pointing or plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
     named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
@@ -73,7 +74,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     if framed or back or named or led or (alias and quoted) or worded or redo:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(line, session, hub, TABLE, settings,
-                          None if alias or framed or back or quoted or redo else inv.verb)
+                          None if alias or framed or (back and not pointing) or quoted or redo else inv.verb,
+                          insist=pointing)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
@@ -110,7 +112,8 @@ def _framed(line: str, verb: str | None = None) -> bool:
     B", "embed these: A | B"), not a text that holds a colon ("compare Q: why? | A: because")."""
     head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
-    if words in (["these"], ["this"], ["following"], ["the", "following"]):  # "embed these: A | B | C"
+    if words in (["these"], ["this"], ["following"], ["the", "following"], ["for"], ["of"], ["on"], ["about"]):
+        # "embed these: A | B | C", "search for: late delivery"
         return True
     return len(words) >= 2 and (any(w in ASKING for w in words) or (head is not None and verb in TABLE and (
         TABLE[verb].texts.most == 0 or bool(spoken.read(head.group(1), TABLE[verb]).options))))  # ("export the
@@ -133,7 +136,7 @@ _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:ab
                           re.I)
 #: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
 #: "neighbors of bank"): the line is a sentence, and runs as read.
-_LED_IN = re.compile(r"(?:with|of|about|on|for)\s", re.I)
+_LED_IN = re.compile(r"^(?:with|of|about|on|for)\s+", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 

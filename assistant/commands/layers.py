@@ -9,6 +9,7 @@ from typing import Any
 
 from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.corpus import _corpus
+from assistant.commands.fillmask import BLANK_BONUS
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import MODEL, TARGET_WORD, Slots, asking_words
@@ -232,7 +233,9 @@ class Rollout(Command[Any, Any]):
 @register
 class Lens(Command[Any, Any]):
     name, aliases = "lens", ("logit-lens",)
-    terms = ("logit lens", "logit-lens", "nostalgebraist")
+    terms = ("logit lens", "logit-lens", "nostalgebraist",
+             r"layer-?wise\s+(?:top\s+\w+\s+)?(?:guess|prediction)(?:es|s)?",
+             r"(?:guess|prediction)(?:es|s)?\s+(?:at|per|for|of)\s+(?:each|every)\s+layer")
     summary = ("the logit lens: the masked-LM head applied to the [MASK] position at every layer, with the top "
                "predictions and the final answer's rank per layer")
     texts = Texts(1, 1, "one text with one `[MASK]`", "text with [MASK]")
@@ -249,6 +252,10 @@ class Lens(Command[Any, Any]):
     @dataclass(frozen=True)
     class Params:
         top: int = param("how many predictions to show per layer", 5, minimum=1, maximum=lens.MAX_TOP, metavar="K")
+
+    def fit(self, slots: Slots) -> float:
+        """A blank asks for the lens as much as for `mask`: the words say which ("layerwise guesses")."""
+        return BLANK_BONUS if slots.has_mask else 0.0
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return lens.logit_lens(ctx.model(), texts, top=p.top)

@@ -99,10 +99,11 @@ def prepare(hub: ModelHub, table: Mapping[str, Command], settings: Settings) -> 
 
 
 def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, Command],
-               settings: Settings, typed: str | None = None) -> Understanding:
+               settings: Settings, typed: str | None = None, insist: bool = False) -> Understanding:
     """The command line ``question`` asks for, read on the conversation's model; ``typed``: the command the line
     starts with, when it is read as a sentence: it runs when its reading is close behind the best ("search the
-    reviews for those about X and show 15" is a `search`, not `outliers`)."""
+    reviews for those about X and show 15" is a `search`, not `outliers`), or whatever the ranking with ``insist``
+    (its only text points back: "attend on that sentence")."""
     if len(question) > MAX_QUESTION_CHARS:
         raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
                         f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
@@ -132,7 +133,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return alone
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows, settings.router_path)
-    close = any(r.spec.name == typed and routing.best.score - r.score <= RUNNER_UP for r in routing.ranked)
+    close = any(r.spec.name == typed and (insist or routing.best.score - r.score <= RUNNER_UP) for r in routing.ranked)
     typed = typed if close else None  # the command the line starts with, when its reading is close behind
     opening = not session.history and routing.best.score < router.MIN_OPENING  # an off-topic first question
     if (not routing.found or opening) and typed is None:

@@ -30,7 +30,7 @@ stricter looser tighter higher bigger smaller larger bump up down increase decre
 chart graph figure picture diagram view flat actual real underlying
 be strict loose lenient""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
-_THAT_WORD = re.compile(r"\b(?:that|this|the same|the)\s+word\b", re.I)
+_THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
 #: that" after `benchmark --sample 300`).
 _ON_THAT = re.compile(r"\b(?:on|with|for|using|like)\s+(?:that|those|these|them|it)\s*(?:again\s*)?[?.!]*$", re.I)
@@ -59,6 +59,17 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
         index = WHICH[one.group(1).lower()]
         return [previous[index]] if -len(previous) <= index < len(previous) else []
     return list(previous)
+
+
+def _in_every(said: str, texts: list[str]) -> str | None:
+    """The one word of ``said`` (a question outside its quotes; not a word that asks) that each of two or more
+    ``texts`` holds and none of them is, or None."""
+    if len(texts) < 2:
+        return None
+    words = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]+", said) if w.lower() not in slots_mod.ASKING
+             and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", t, re.I) for t in texts)
+             and all(t.lower() != w.lower() for t in texts)}
+    return words.pop() if len(words) == 1 else None
 
 
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
@@ -161,6 +172,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     named = slots_mod.TARGET_WORD.search(slots.rest)  # "is the word bark the same in those two?"
     if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
         referred = [named.group(1), *referred]
+    elif referred and spec.texts.word_first and named is None and (word := _in_every(slots.rest, referred)):
+        referred = [word, *referred]  # "is bass the same vector in both?" after two sentences that hold "bass"
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     kept = dict(shared or {}) if referred or (  # ("compare minilm with mpnet on that" after `benchmark`)
         spec.texts.most == 0 and _ON_THAT.search(slots.rest) is not None) else {}

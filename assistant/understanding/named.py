@@ -150,11 +150,12 @@ def reloaded(question: str, session: Session, table: Mapping[str, Command], sett
     if "corpus" not in table or not last or not (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question)):
         return None
     read = slots.read(question)
-    column = (read.texts[0] if read.quoted and len(read.texts) == 1
-              else spoken.read(read.rest, table["corpus"]).options.get("column"))
+    said = spoken.read(read.rest, table["corpus"]).options
+    column = read.texts[0] if read.quoted and len(read.texts) == 1 else said.get("column")
     if not column:
         return None
-    line = merged_line(last, Invocation("again", [], {"column": column}), table, settings)
+    name = {"name": said["name"]} if said.get("name") else {}  # "load it again as mail, taking the subject column"
+    line = merged_line(last, Invocation("again", [], {"column": column, **name}), table, settings)
     return Understanding(line=line, because=f"it asks for {code(last, 80)} again with the column {code(column, 40)}")
 
 

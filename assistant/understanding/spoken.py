@@ -35,6 +35,7 @@ from assistant.understanding.words import (
     NUMBER,
     OPTION_WORDS,
     RATHER,
+    REPLACED,
     VALUE_WORDS,
 )
 from tools.models.names import FAST_SUFFIX
@@ -167,6 +168,7 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         for word in option_names(spec, option):
             before = compiled(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
                               rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))"
+                              rf"(?!(?:(?<=st)|(?<=rd)|(?<=th)|(?<=ond))\s+(?:{others})\b)"  # ("layer, first head")
                               r"(?<!\bone(?=\s+(?:won|wins|was|is|came|got)\b))")  # not "why the top one won"
             after = compiled(rf"\b{NUMBER}\s*-?\s*(?P<mid>(?:[a-z][a-z-]*\s+){{0,{gap}}}){word}\b")
             patterns += (after, before) if option.name == "dims" else (before, after)
@@ -206,7 +208,7 @@ def _known(text: str, names: Sequence[str], no_texts: bool = False) -> tuple[str
         return None
     alts = "|".join(map(re.escape, said))  # (re's own bounded cache: visitors' corpus names are not a fixed set)
     the = r"\bthe\s+|^\W*(?!(?:which|what|how|why|who|where|when|are|is|do|does|did|any|can|could)\b)[a-z]+\s+" \
-        if no_texts else rf"\bthe\s+(?=(?:{alts})\s+(?:one|encoding|corpus|dataset)\b)"
+        if no_texts else rf"\bthe\s+(?=(?:{alts})\s+(?:one|encoding|corpus|dataset|load|loading|upload)\b)"
     m = re.search(rf"(?:\b{NAME_LEAD}\s+(?:the\s+|those\s+|these\s+)?|{the})({alts})"
                   r"(?![\w-]|\.\w)", text, re.I)
     if m is None:
@@ -348,8 +350,10 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in compiled(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \
-                    compiled(rf"(?:\bnot\s+(?:just|only)\s+(?:the\s+)?|{ASIDE})$").search(text[:m.start()]):
-                continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls")
+                    compiled(rf"(?:\bnot\s+(?:just|only)\s+(?:the\s+)?|{ASIDE})$").search(text[:m.start()]) or \
+                    compiled(REPLACED).match(text, m.end()):
+                continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls", "mean
+                # pooling replaced by max")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
                 return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
             span = _with_names(text, m, spec, option)

@@ -49,6 +49,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
             r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
             "selection"),),
+    "address": ((r"\b(?:already[- ]running|existing|running)(?=\s+(?:ray\s+)?cluster\b)|"
+                 r"\bcluster\s+(?:that(?:'s|\s+is)\s+)?(?:already\s+)?(?:up\s+and\s+)?running\b", "auto"),),
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
@@ -130,7 +132,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:encoding|loading|progress)\s+(?:of|for)\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:stop|cancel|abort|halt|pause)\s+(?:encoding|loading|indexing)\s+(?:the\s+)?(?!it\b|that\b|this\b)"
                r"(?P<v>[\w-]+)",
-               r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$"),
+               r"\b(?:my|the|our)\s+(?:corpus|dataset)\s+(?P<v>[\w-]+)\W*$",
+               r"^\W*(?:please\s+)?(?:drop|delete|remove)\s+(?:corpus\s+)?(?!(?:duplicates|dupes|outliers|everything|"
+               r"all|them|those|these|that|this|it)\b)(?P<v>[\w-]+)\W*$"),  # "drop reviews_old": a name alone
     "data": (r"\b(?:file|data|pairs|benchmark|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
              rf"(?P<v>{DATA_FILE})",),
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
@@ -149,7 +153,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
              r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
              r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)",
-             r"\bload\s+\S+\.\w+\s+as\s+(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
+             r"\bload\s+(?:\S+\.\w+|it)\s+(?:again\s+)?as\s+(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
 }
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
@@ -216,6 +220,8 @@ ALONE = (r"\b(?:drop|remove|without)\s+the\s+(?:second|other|extra)\s+model\b|"
 #: instead of STS-B"); ``RATHER``: those words right before a match.
 ASIDE = r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|replacing|not)\s+(?:the\s+)?"
 RATHER = ASIDE + "$"
+#: Words after what is set aside ("mean pooling replaced by max", "cls swapped for mean"), read from its end.
+REPLACED = r"(?:\s+[\w-]+)?\s+(?:replaced|swapped|switched|exchanged)\s+(?:out\s+)?(?:by|with|for)\b"
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
