@@ -112,9 +112,9 @@ def _framed(line: str, verb: str | None = None) -> bool:
     B", "embed these: A | B"), not a text that holds a colon ("compare Q: why? | A: because")."""
     head = re.match(r"\s*\S+\s+([^|:]*):\s", line)  # ("word in context for 'crane': A | B": a quoted word too)
     words = re.findall(r"[a-z]+", head.group(1).lower()) if head else []
-    if words in (["these"], ["this"], ["following"], ["the", "following"], ["for"], ["of"], ["on"], ["about"]):
-        # "embed these: A | B | C", "search for: late delivery"
-        return True
+    if words in (["these"], ["this"], ["following"], ["the", "following"], ["for"], ["of"], ["on"], ["about"]) or (
+            len(words) == 1 and len(words[0]) > 2 and verb in TABLE and words[0] in asking_words(TABLE[verb])):
+        return True  # "embed these: A | B | C", "search for: late delivery", "why similar: A | B"
     return len(words) >= 2 and (any(w in ASKING for w in words) or (head is not None and verb in TABLE and (
         TABLE[verb].texts.most == 0 or bool(spoken.read(head.group(1), TABLE[verb]).options))))  # ("export the
     # vectors of: A | B": texts after a command that takes none)

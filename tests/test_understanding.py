@@ -53,7 +53,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.95), "fresh32": (0.95, 0.93),
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.96, 0.92),
           "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
-          "fresh42": (0.96, 0.93), "fresh43": (0.95, 0.91), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
+          "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
+          "fresh46": (0.95, 0.92), "fresh47": (0.97, 0.94),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -764,6 +765,27 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "second layer, third head attention of good morning everyone",
      "attend good morning everyone --layer 2 --head 3"),
     ([], "the vectors of the sky is blue as a numpy array", "embed the sky is blue"),
+    # a command named as such ("the word command", "run static on"); one asking word before a colon
+    (["static rock | She threw a rock. | I love rock music."], "same thing with the word command",
+     "word rock | She threw a rock. | I love rock music."),
+    ([], "run static on light | The light is on. | A light bag.", "static light | The light is on. | A light bag."),
+    ([], "why similar: a dog runs in the park | a puppy plays outside",
+     "why a dog runs in the park | a puppy plays outside"),
+    ([], "show the subwords of 'antidisestablishment'", "tokenize antidisestablishment"),
+    (["compare a red car | a blue truck --pool max"], "which words drive that?",
+     "why a red car | a blue truck --pool max"),
+    # a blank: explained when asked, the explanation switched off, a new masked text for the same command
+    ([], "pick the missing word and then explain it: The [MASK] is shining.", "mask The [MASK] is shining. --why"),
+    (["mask The sky is [MASK]. --why"], "switch off the why bit", "mask The sky is [MASK]."),
+    (["lens The sky is [MASK]. --top 8"], "now The grass is [MASK].", "lens The grass is [MASK]. --top 8"),
+    (["mask He works as a [MASK]. --top 7"], "the logit lens for it, same top", "lens He works as a [MASK]. --top 7"),
+    # "on it" right after a load, for a command that reads other texts unless told (a corpus command reads that one)
+    (["corpus load notes.txt --name notes"], "measure contextuality on it", "contextuality --corpus notes"),
+    (["corpus load notes.txt --name notes"], "what topics are in it?", "clusters"),
+    (["corpus"], "use the one called faq", "corpus use faq"),
+    (["corpus use faq"], "actually delete it", "corpus drop faq"),
+    (["corpus load a.csv --name alpha", "corpus load b.csv --name beta"], "back to working with alpha",
+     "corpus use alpha"),
     # an example that quotes three texts is further from a question that quotes two
     ([], "does 'It rained all afternoon.' mean the same as 'The weather was wet.' on minilm and bert-small side by "
          "side?", "compare It rained all afternoon. | The weather was wet. --vs bert-small"),

@@ -149,6 +149,7 @@ class Model(Command[Any, Result]):
 @register
 class Tokenize(Command[Any, Tokens]):
     name, aliases = "tokenize", ("tokens", "tok")
+    terms = ("sub-?words?", "word-?pieces?", "word pieces")
     summary = "a row per token: word pieces, special tokens, ids, masks, token types; the decoded round trip"
     texts = Texts(1, 2, "a text, or a pair `a | b`", "text [| text2]")
     examples = ("tokenize BERT provides contextual embeddings.",

@@ -1,7 +1,8 @@
 """Questions in plain English -> the command line that answers them, offline, on the conversation's model.
 
 - ``router``: which row a question asks for (its phrasings and the questions people asked for it, embedded by the
-  model: semantic search and a classifier); ``examples``: those asked questions (``asked/*.jsonl``).
+  model: semantic search and a classifier); ``examples``: those asked questions (``asked/*.jsonl``);
+  ``kept_index``: where the router's index is kept between processes.
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
   (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words.

@@ -38,7 +38,7 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 #: (The first part reads ahead only: "the same corpus and number of sentences" keeps both.)
-_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus)\b)|"
+_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus|top|k|seed|threshold)\b)|"
                    r"\b(?:the\s+)?same\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
                    r"sentence\s+count|"
                    r"sample(?:\s+size)?)\b", re.I)
@@ -174,12 +174,17 @@ def _kept(question: str, before: Invocation | None, spec: Command, table: Mappin
     return out
 
 
+#: A command's name alone ("why?"), or said as a command ("same thing with the word command", "use the static one").
+_NAMED_ALONE = re.compile(r"\s*(?:(?:the\s+)?same(?:\s+thing)?\s+(?:but\s+)?(?:with|using|in|via|through)\s+"
+                          r"(?:the\s+)?`?([a-z]+)`?\s+command|`?([a-z]+)`?)\s*[?!.]*\s*")
+
+
 def named_alone(question: str, session: Session, table: Mapping[str, Command],
                  settings: Settings) -> Understanding | None:
-    """A question that is only a command's name ("why?", "ok now why?") runs that command on the previous command's
-    texts."""
-    word = re.fullmatch(r"\s*([a-z]+)\s*[?!.]*\s*", OPENING.sub("", question).lower())
-    spec = table.get(word.group(1)) if word else None
+    """A question that is only a command's name ("why?", "ok now why?"), or names it as a command ("same thing with the
+    word command"), runs that command on the previous command's texts."""
+    word = _NAMED_ALONE.fullmatch(OPENING.sub("", question).lower())
+    spec = table.get(word.group(1) or word.group(2)) if word else None
     last = previous_command(session, table) if spec is not None and spec.texts.least > 0 else None
     if spec is None or last is None:
         return None
@@ -233,6 +238,11 @@ def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[st
     return None if spec is None or spec.name in META or not spec.followed else (previous, spec)
 
 
+#: A new text with a blank after an opening word, unquoted ("now Rome is the [MASK] of Italy." after `lens`).
+_NOW_MASKED = re.compile(r"(\s*(?:(?:and|now|ok|okay|then|next|what about|how about)[\s,]+)+)"
+                         r"([^'\"“‘:]*\[MASK\][^'\"”’]*?)\s*", re.I)
+
+
 def follow_up(question: str, session: Session, table: Mapping[str, Command],
               settings: Settings) -> Understanding | None:
     """The previous command re-run with what ``question`` changes ("now at layer 4"), or None.
@@ -243,6 +253,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if (last := previous_command(session, table)) is None:
         return None
     previous, spec = last
+    if "[MASK]" in previous and (masked := _NOW_MASKED.fullmatch(question)) is not None:
+        return follow_up(f"{masked.group(1)} \"{masked.group(2)}\"", session, table, settings)  # as if quoted
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
     plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?:(?:that|it|this)\s+)?(?=again\b)", "", plain,
                    flags=re.I)  # "search (that) again but ..."

@@ -28,7 +28,7 @@ instead not look thing same check measure measured against each force side by to
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
 chart graph figure picture diagram view flat actual real underlying
-be strict loose lenient""".split()) | slots_mod.ASKING
+be strict loose lenient actually top seed threshold k""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
@@ -42,6 +42,11 @@ _ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|a
 #: Which of the previous texts "the first / second / third / last one" is.
 WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
+
+
+#: A command asked to run on the texts that follow ("run static on Rain | ..."): not part of the first text.
+_RUN_ON = re.compile(r"(?:please\s+)?(?:run|do|try|use|apply)\s+(?:the\s+)?`?([\w-]+)`?(?:\s+command)?\s+"
+                     r"(?:on|for|with|to)\s+(?=\S)", re.I)
 
 
 def referred_texts(question: str, previous: list[str]) -> list[str]:
@@ -191,6 +196,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             kept = dict(shared or {})
         elif REFERS_BACK.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
             texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
+    if texts and (ran := _RUN_ON.match(texts[0])) and ran.group(1).lower() in (spec.name, *spec.aliases):
+        texts = [texts[0][ran.end():], *texts[1:]]  # "run static on Rain | Rain falls. | Rain stopped."
     if any(_ROW_ID.fullmatch(t) for t in texts):  # a query, then the corpus's rows ("what made row 7 match 'X'?")
         texts = sorted(texts, key=lambda t: _ROW_ID.fullmatch(t) is not None)
     texts, options = spec.question_options(texts, {**kept, **(carried or {}), **options})

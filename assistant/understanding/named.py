@@ -18,6 +18,7 @@ from assistant.commands.corpus import ACTION_WORDS, Action
 from assistant.session import Session
 from assistant.sharing.links import merged_line
 from assistant.understanding.facts import Understanding
+from assistant.understanding.words import NOT_NAMES
 from tools.core.config import Settings
 from tools.core.text import code
 
@@ -64,8 +65,18 @@ _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
                        re.I)
 
 
+#: "on it", "of it": the corpus the line right before named (`corpus load F --name N`, `corpus use N`).
+_ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with)\s+it\b", re.I)
+
+
 def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
-    """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last."""
+    """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last; "measure
+    contextuality on it" right after a line that named one, for a command that reads other texts unless told: that
+    one (a corpus command reads the one in use)."""
+    just = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
+    option = spec.option("corpus")
+    if just is not None and option is not None and "instead of" in option.help and _ON_IT.search(question):
+        return {"corpus": just.group(1) or just.group(2)}
     said = _THAT_ONE.search(question)
     if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
             (said["drop"] or said["halt"]) and spec.name != "corpus"):
@@ -95,6 +106,10 @@ def own_corpus(question: str, spec: Command, session: Session, settings: Setting
 _IT = re.compile(r"\b(?:it|that one|this one|that corpus|the new one)\b", re.I)
 
 
+#: A corpus said by name: "the one called support", "the corpus named faq".
+_CALLED = re.compile(r"\b(?:one|corpus|dataset)\s+(?:called|named)\s+['\"]?([\w-]+)", re.I)
+
+
 def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
@@ -103,10 +118,14 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
         return None
     names = {*stored_corpora(session, settings), *named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
+    called = _CALLED.search(question)
+    if not said and called is not None and called.group(1).lower() not in NOT_NAMES:
+        said = [called.group(1)]  # ("use the one called support": the command says which corpora there are)
     if len(said) != 1:
         return None
     name = said[0]
-    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|using|for|active|current)\b", " ",
+    rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|using|for|active|current|"
+                  r"working|work|with|the|one|called|named)\b", " ",
                   ACTION_WORDS[Action.USE].sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None

@@ -17,8 +17,6 @@ question; when the runner-up is close the caller offers it beside the best.
 from __future__ import annotations
 
 import functools
-import hashlib
-import pickle
 import re
 import threading
 import weakref
@@ -35,12 +33,12 @@ from sentence_transformers import util
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+import assistant.understanding.kept_index as kept_index
 import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
 from assistant.understanding.words import OPENING, RATHER
-from tools.corpus.files import atomic_write
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import file_name, split_fast
@@ -153,8 +151,9 @@ class _Index:
         said += [(e.question, row_of[table[e.command].name]) for e in examples(table)]
         owner = tuple(i for _, i in said)
         phrasings = tuple(frame(p) for p, _ in said)
-        path = folder / f"{file_name(lm.name)}-{_key(specs, owner, phrasings, lm)}.pickle" if folder else None
-        kept = _read(path) if path is not None else None
+        made = [str(CLASSIFIER_C), *(f"{specs[i].name}\t{p}" for i, p in zip(owner, phrasings))]
+        path = folder / f"{file_name(lm.name)}-{kept_index.key(lm, made)}.pickle" if folder else None
+        kept = kept_index.read(path) if path is not None else None
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
         vectors = embed(lm, phrasings)
@@ -164,7 +163,7 @@ class _Index:
             classifier.fit(_features(vectors.numpy(), words.transform(phrasings)), owner)
         terms = tuple(str(t) for t in words.get_feature_names_out())
         if path is not None:
-            _write(path, (vectors, words, terms, classifier))
+            kept_index.write(path, (vectors, words, terms, classifier))
         return _Index(specs, owner, phrasings, vectors, words, terms, classifier)
 
     @functools.cached_property
@@ -308,36 +307,6 @@ def prepare(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = Non
     _index(lm, [s for s in specs if s.phrasings], folder)
 
 
-def _key(specs: Sequence[Command], owner: Sequence[int], phrasings: Sequence[str], lm: LoadedModel) -> str:
-    """What a kept index was made from: the texts and their rows, the model's files, the libraries, the settings."""
-    import sklearn
-    import transformers
-
-    made = [*lm.source.stamp(), torch.__version__, transformers.__version__, sklearn.__version__, str(CLASSIFIER_C),
-            *(f"{specs[i].name}\t{p}" for i, p in zip(owner, phrasings))]
-    return hashlib.sha256("\n".join(made).encode()).hexdigest()[:20]
-
-
-def _read(path: Path) -> tuple[torch.Tensor, TfidfVectorizer, tuple[str, ...], LogisticRegression] | None:
-    """A kept index's parts, or None when there is none (or it cannot be read: it is made again).
-
-    The file is a pickle in the user's own folder (made private when created), written by this code only."""
-    try:
-        with path.open("rb") as handle:
-            return pickle.load(handle)  # noqa: S301 - the user's own cache, see above
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
-        return None
-
-
-def _write(path: Path, parts: tuple) -> None:
-    """Keep an index's parts for the next process (atomically; a folder that cannot be written is skipped)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write(path, lambda handle: pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
-        return
-
-
 def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path | None = None) -> Routing:
     """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm`` (``folder``: where routing indexes
     are kept between processes)."""
@@ -375,6 +344,8 @@ def fit(spec: Command, slots: Slots) -> float:
     starts with its name."""
     opening = OPENING.sub("", slots.question)  # "ok, now compare a red car with a red truck"
     first = opening.split(None, 1)[0].lower() if opening.strip() else ""
+    if (run := _RUN.match(opening)) is not None:  # "run static on light | ...": the command it names first
+        first = run.group(1).lower()
     own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
            + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
@@ -389,6 +360,7 @@ def fit(spec: Command, slots: Slots) -> float:
 
 
 _RATHER = re.compile(RATHER, re.I)
+_RUN = re.compile(r"(?:please\s+)?(?:run|do|try|apply)\s+(?:the\s+)?`?([\w-]+)`?\s", re.I)
 
 
 def _says_term(spec: Command, outside: str) -> bool:

@@ -182,7 +182,9 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens"),
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
-    "why": ("explanation", "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
+    "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice)\b",
+            r"why\s+(?:part|bit|flag|option)",
+            "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "(?:which (?:input )?(?:words|tokens)|(?:input )?(?:words|tokens)) "
             "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",

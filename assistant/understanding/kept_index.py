@@ -1,0 +1,44 @@
+"""Where a routing index is kept between processes: a pickle per model and per set of examples, in the folder
+``ASSISTANT_ROUTER_DIR`` names, keyed by everything it was made from."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from tools.corpus.files import atomic_write
+from tools.models.hub import LoadedModel
+
+
+def key(lm: LoadedModel, made: Sequence[str]) -> str:
+    """What a kept index was made from: the model's files, the libraries and ``made`` (the router's settings, the
+    texts and their rows)."""
+    import sklearn
+    import transformers
+
+    parts = [*lm.source.stamp(), torch.__version__, transformers.__version__, sklearn.__version__, *made]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+
+
+def read(path: Path) -> tuple | None:
+    """A kept index's parts, or None when there is none (or it cannot be read: it is made again).
+
+    The file is a pickle in the user's own folder (made private when created), written by this code only."""
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)  # noqa: S301 - the user's own cache, see above
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+        return None
+
+
+def write(path: Path, parts: tuple) -> None:
+    """Keep an index's parts for the next process (atomically; a folder that cannot be written is skipped)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(path, lambda handle: pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        return
