@@ -77,7 +77,7 @@ class Again(Command[Any, Result]):
 
 @register
 class History(Command[Any, Result]):
-    name, aliases = "history", ("log",)
+    name, aliases = "history", ("log", "hist")
     summary = "this conversation's commands, each with its permalink (a link that re-runs it)"
     examples = ("history",)
     phrasings = (

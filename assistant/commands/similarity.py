@@ -263,10 +263,15 @@ class Static(Command[Any, Any]):
 
     def fit(self, slots: Slots) -> float:
         """A word, then sentences that contain it: `word`'s shape too, so half its bonus; more than `word`'s when the
-        question names GloVe outside its quotes ("glove and contextual vectors of 'light' in 'A' and 'B'")."""
-        if not slots.word_first or slots.has_mask:
+        question names GloVe outside its quotes ("glove and contextual vectors of 'light' in 'A' and 'B'"). A word said
+        outside quoted sentences that each hold is that shape at half the weight, as for `word`."""
+        if slots.has_mask:
             return 0.0
-        return WORD_FIRST_BONUS * (1.5 if re.search(r"\bglove\b", NOT_GLOVE.sub(" ", slots.rest), re.I) else 0.5)
+        shaped = 1.0 if slots.word_first else 0.5 if (  # "in glove, is match the same in 'A' and 'B'?"
+            slots.quoted and slots.word is None and len(slots.sentences) >= 2
+            and shared_word(slots.rest, slots.sentences, asking_words(self.phrasings)) is not None) else 0.0
+        glove = re.search(r"\bglove\b", NOT_GLOVE.sub(" ", slots.rest), re.I) is not None
+        return shaped * WORD_FIRST_BONUS * (1.5 if glove else 0.5)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return word_first(self, slots, always=False)

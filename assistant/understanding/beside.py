@@ -25,7 +25,7 @@ _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)
 _IT = re.compile(r"\bit\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
-                            r"beside|alongside)\b", re.I)
+                            r"beside|alongside|put)\b", re.I)
 
 
 def another_model(question: str, session: Session, table: Mapping[str, Command],

@@ -19,6 +19,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
                          r"th(?:is|at|ese|ose)\s+(?:sentences?|texts?|pair|one)|"
+                         r"(?:in|of|for)\s+each(?:\s+(?:one|of\s+them|sentence|text))?(?=\W*$)|"
                          r"(?:t?here)(?=\W*$))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.

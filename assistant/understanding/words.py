@@ -49,6 +49,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
             r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
             "selection"),),
+    "pool": ((r"\bwhich\s+(?:pooling|pool)\s+(?:gives|is|scores|works|does|would|makes|wins)\b", "all"),),
+    "mode": ((r"\b(?:as|like)\s+(?:two|three|four|five|six|\d+)\s+(?:separate\s+|whole\s+)?sentences\b", "sentences"),),
     "address": ((r"\b(?:already[- ]running|existing|running)(?=\s+(?:ray\s+)?cluster\b)|"
                  r"\bcluster\s+(?:that(?:'s|\s+is)\s+)?(?:already\s+)?(?:up\s+and\s+)?running\b", "auto"),),
 }
@@ -152,7 +154,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "address": (r"(?P<v>ray://[\w.:-]+)",),
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
              r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
-             r"\bunder\s+the\s+name\s+['\"]?(?P<v>[\w-]+)",
+             r"\b(?:under|with|using)\s+the\s+name\s+['\"]?(?P<v>[\w-]+)",
              r"\bload\s+(?:\S+\.\w+|it)\s+(?:again\s+)?as\s+(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
 }
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
