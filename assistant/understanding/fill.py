@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import assistant.commands.slots as slots_mod
 import assistant.understanding.numbers as numbers
 import assistant.understanding.spoken as spoken
+import assistant.understanding.words as words
 from assistant.commands.base import Command
 from assistant.commands.slots import Slots
 from tools.core.errors import UserError
@@ -46,8 +47,7 @@ _HOW_MANY = {"two": 2, "three": 3}
 
 
 #: A command asked to run on the texts that follow ("run static on Rain | ..."): not part of the first text.
-_RUN_ON = re.compile(r"(?:please\s+)?(?:run|do|try|use|apply)\s+(?:the\s+)?`?([\w-]+)`?(?:\s+command)?\s+"
-                     r"(?:on|for|with|to)\s+(?=\S)", re.I)
+_RUN_ON = re.compile(words.RUN_ON, re.I)
 
 
 def referred_texts(question: str, previous: list[str]) -> list[str]:
@@ -72,10 +72,10 @@ def _in_every(said: str, texts: list[str]) -> str | None:
     ``texts`` holds and none of them is, or None."""
     if len(texts) < 2:
         return None
-    words = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]+", said) if w.lower() not in slots_mod.ASKING
+    found = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]+", said) if w.lower() not in slots_mod.ASKING
              and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", t, re.I) for t in texts)
              and all(t.lower() != w.lower() for t in texts)}
-    return words.pop() if len(words) == 1 else None
+    return found.pop() if len(found) == 1 else None
 
 
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:

@@ -38,7 +38,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
-from assistant.understanding.words import OPENING, RATHER
+from assistant.understanding.words import OPENING, RATHER, RUN_ON
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import file_name, split_fast
@@ -360,7 +360,7 @@ def fit(spec: Command, slots: Slots) -> float:
 
 
 _RATHER = re.compile(RATHER, re.I)
-_RUN = re.compile(r"(?:please\s+)?(?:run|do|try|apply)\s+(?:the\s+)?`?([\w-]+)`?\s", re.I)
+_RUN = re.compile(RUN_ON, re.I)
 
 
 def _says_term(spec: Command, outside: str) -> bool:

@@ -226,6 +226,9 @@ ASIDE = r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|replacing|not)\s+(?:th
 RATHER = ASIDE + "$"
 #: Words after what is set aside ("mean pooling replaced by max", "cls swapped for mean"), read from its end.
 REPLACED = r"(?:\s+[\w-]+)?\s+(?:replaced|swapped|switched|exchanged)\s+(?:out\s+)?(?:by|with|for)\b"
+#: A command asked to run on what follows ("run static on Rain | ...", "try compare with A | B"): group 1 is its name.
+RUN_ON = (r"(?:please\s+)?(?:run|do|try|apply)\s+(?:the\s+)?`?([\w-]+)`?(?:\s+command)?\s+"
+          r"(?:(?:on|for|with|to)\s+)?(?=\S)")
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
