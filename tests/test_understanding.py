@@ -54,7 +54,8 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.97, 0.95),
           "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
           "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
-          "fresh46": (0.95, 0.92), "fresh47": (0.97, 0.94), "fresh48": (0.96, 0.94), "fresh49": (0.97, 0.96),
+          "fresh46": (0.96, 0.93), "fresh47": (0.97, 0.94), "fresh48": (0.96, 0.94), "fresh49": (0.97, 0.96),
+          "fresh50": (0.97, 0.95), "fresh51": (0.96, 0.92),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -799,6 +800,12 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["neighbors river"], "put bert-small side-by-side", "neighbors river --vs bert-small"),
     ([], "by-hand attention for layer 3 of Dogs bark loudly.", "selfattn Dogs bark loudly. --layer 3"),
     ([], "hist please", "history"),
+    # the last load again under a name or with a column; every pooling "per pooling strategy"
+    (["corpus load notes.csv --column body"], "call it notes", "corpus load notes.csv --column body --name notes"),
+    (["corpus load faq.csv --name faq"], "redo that load with the answer column as the text",
+     "corpus load faq.csv --name faq --column answer"),
+    ([], "a row per pooling strategy for 'It is cold.' and 'It is freezing.'",
+     "compare It is cold. | It is freezing. --pool all"),
     # an example that quotes three texts is further from a question that quotes two
     ([], "does 'It rained all afternoon.' mean the same as 'The weather was wet.' on minilm and bert-small side by "
          "side?", "compare It rained all afternoon. | The weather was wet. --vs bert-small"),

@@ -152,24 +152,33 @@ def acted_on(question: str, session: Session, table: Mapping[str, Command],
 
 
 #: A question that asks for the last load again with another text column (not "a map coloured by the rating column").
-_RELOAD = re.compile(r"\b(?:again|reload|re-load|instead|wrong|should\s+be|use|take)\b.*\bcolumn\b|"
+_RELOAD = re.compile(r"\b(?:again|reload|re-load|redo|re-do|instead|wrong|should\s+be|use|take)\b.*\bcolumn\b|"
                      r"\bcolumn\b.*\b(?:again|instead|wrong|should\s+be)\b", re.I)
 
 #: ...and later in the conversation, one that asks to load again ("load it again but take the topic column").
-_LOAD_AGAIN = re.compile(r"\b(?:load|encode|read)\b.*\bagain\b.*\bcolumn\b|\breload\b.*\bcolumn\b", re.I)
+_LOAD_AGAIN = re.compile(r"\b(?:load|encode|read)\b.*\bagain\b.*\bcolumn\b|\b(?:reload|redo|re-do)\b.*\bcolumn\b", re.I)
+#: Right after a load, a question that only names it ("call it tweets", "name it tweets").
+_NAME_IT = re.compile(r"^\W*(?:(?:ok|okay|now|and|please|actually)[\s,]+)*(?:call|name)\s+it\s+['\"]?[\w-]+['\"]?\W*$",
+                      re.I)
 
 
 def reloaded(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
     """Right after `corpus load`, a question that names another text column ("load it again but take the title
-    column", "the text column is wrong, it should be 'comment'") is that load again with ``--column``; later in the
+    column", "the text column is wrong, it should be 'comment'") is that load again with ``--column``, and one that
+    only names the corpus ("call it tweets") that load again with ``--name``; later in the
     conversation, one that asks to load again ("load it again but take the topic column") is the last load again."""
     loads = [line for line in session.history if re.match(r"corpus\s+load\s", line, re.I)]
     last = loads[-1] if loads else ""
     just = bool(session.history) and session.history[-1] == last  # (earlier, only "load it again", "reload")
-    if "corpus" not in table or not last or not (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question)):
+    if "corpus" not in table or not last:
         return None
     read = slots.read(question)
     said = spoken.read(read.rest, table["corpus"]).options
+    if just and _NAME_IT.match(question) and said.get("name"):  # "call it tweets" right after the load
+        line = merged_line(last, Invocation("again", [], {"name": said["name"]}), table, settings)
+        return Understanding(line=line, because=f"it names the corpus {code(last, 80)} loads {code(said['name'], 40)}")
+    if not (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question)):
+        return None
     column = read.texts[0] if read.quoted and len(read.texts) == 1 else said.get("column")
     if not column:
         return None

@@ -49,7 +49,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
             r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
             "selection"),),
-    "pool": ((r"\bwhich\s+(?:pooling|pool)\s+(?:gives|is|scores|works|does|would|makes|wins)\b", "all"),),
+    "pool": ((r"\bwhich\s+(?:pooling|pool)\s+(?:gives|is|scores|works|does|would|makes|wins)\b|"
+              r"\b(?:one\s+\w+\s+)?(?:per|for\s+each|for\s+every)\s+pooling(?:\s+strateg(?:y|ies))?\b", "all"),),
     "mode": ((r"\b(?:as|like)\s+(?:two|three|four|five|six|\d+)\s+(?:separate\s+|whole\s+)?sentences\b", "sentences"),),
     "address": ((r"\b(?:already[- ]running|existing|running)(?=\s+(?:ray\s+)?cluster\b)|"
                  r"\bcluster\s+(?:that(?:'s|\s+is)\s+)?(?:already\s+)?(?:up\s+and\s+)?running\b", "auto"),),
