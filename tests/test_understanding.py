@@ -268,6 +268,15 @@ def test_an_unclear_question_offers_command_lines_instead_of_guessing(run, quest
     assert "Traceback" not in reply.error and reply.error.count(". ") <= 1
 
 
+def test_an_off_topic_question_in_a_conversation_is_not_run_on_the_previous_texts(run):
+    session = Session()
+    assert run("word light | The light is on. | A light bag.", session).ok
+    reply = run("what is the weather in Paris tomorrow?", session)  # (not `neighbors light`: it points at nothing)
+    assert not reply.ok and reply.routed and not reply.interpreted_as and reply.suggestions
+    assert run("and with the sum-all strategy?", session).interpreted_as == (
+        "word light | The light is on. | A light bag. --strategy sum-all")  # a follow-up still is one
+
+
 def test_a_question_without_texts_says_what_it_needs(run):
     reply = run("how similar are they?")
     assert not reply.ok and "no text" in reply.error and "quotes" in reply.error

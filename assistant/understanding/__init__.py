@@ -136,7 +136,10 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     routing = router.route(lm, question, rows, settings.router_path)
     close = any(r.spec.name == typed and (insist or routing.best.score - r.score <= RUNNER_UP) for r in routing.ranked)
     typed = typed if close else None  # the command the line starts with, when its reading is close behind
-    opening = not session.history and routing.best.score < router.MIN_OPENING  # an off-topic first question
+    opening = routing.best.score < router.MIN_OPENING and not (  # an off-topic question: first, or one that neither
+        session.history and (context.sounds_like_follow_up(question) or fill.REFERS_BACK.search(question) is not None
+                             or slots.read(question).given))  # points back nor
+    # carries texts ("what is the weather in Paris tomorrow?" after `word light | ...` is no `neighbors light`)
     if (not routing.found or opening) and typed is None:
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
                              "answers questions about the embeddings of texts you give it); pick one of these "

@@ -54,7 +54,8 @@ MIN_SCORE = 0.3
 #: France?" 0.45, "tell me a joke" 0.44); the lowest right reading of the held-out and fresh sets' questions asked
 #: without a conversation before them scored 0.88. (0.6 lost three of fresh12's questions, seen only as its rate.)
 MIN_TOTAL = 0.5
-#: The same bar for a question that opens a conversation (nothing earlier it could point at): "what is the weather
+#: The same bar for a question that opens a conversation (nothing earlier it could point at), or that neither points
+#: back nor carries texts of its own later in one (``understand``): "what is the weather
 #: in Paris tomorrow?" scored 0.53 by the asked "neighbours of paris pls", then 0.551 by "closest words to paris"
 #: (0.56 changed no reading of any committed set). For every question, 0.55 lost ten follow-ups of the learnt sets
 #: ("what drives it", "ok use that one"), which lean on the conversation.
