@@ -165,6 +165,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve_in_process(hub, settings):
+    """The app as `make run` builds it (``assistant.app.build``), served in this process on a free 127.0.0.1 port:
+    ``(demo, port)``; the caller closes ``demo``."""
+    from assistant.app import build, launch_options
+
+    demo = build(hub, settings)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **launch_options(settings))
+    return demo, port
+
+
 def start_app(port: int, env: dict[str, str] | None = None) -> subprocess.Popen:
     """The app as `make run` starts it, on ``port`` with ``env`` added, once its page answers; the caller stops it."""
     proc = subprocess.Popen([sys.executable, "-m", "assistant", "--host", "127.0.0.1", "--port", str(port)],

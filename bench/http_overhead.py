@@ -21,7 +21,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 sys.path.insert(0, os.path.dirname(_HERE))
 
-from bench.common import command_bench_args, free_port, machine, percentile, quiet_libraries, write
+from bench.common import command_bench_args, machine, percentile, quiet_libraries, serve_in_process, write
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +32,6 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
     from gradio_client import Client
 
-    from assistant.app import build, launch_options
     from assistant.commands.registry import COMMANDS
     from tools.core.config import Settings
     from tools.encoding.cache import clear_cache
@@ -41,10 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
     hub = ModelHub(settings)
     lm = hub.get()
-    demo = build(hub, settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                **launch_options(settings))
+    demo, port = serve_in_process(hub, settings)
     rows = []
     try:
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)

@@ -32,7 +32,7 @@ import argparse
 import json
 import os
 
-from common import ROOT, STSB_TEST, free_port, interleaved, machine, median, quiet_libraries, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
+from common import ROOT, STSB_TEST, interleaved, machine, median, quiet_libraries, serve_in_process, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
 #: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
 SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
@@ -122,13 +122,8 @@ def served(hub, model: str):
 
     import httpx
 
-    from assistant.app import build, launch_options
-
     logging.getLogger("assistant").setLevel(logging.CRITICAL)
-    demo = build(hub, hub.settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                **launch_options(hub.settings))
+    demo, port = serve_in_process(hub, hub.settings)
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}/gradio_api/call/run", timeout=600)
 
     def answer(line: str) -> dict:

@@ -33,7 +33,7 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, free_port, machine, quiet_libraries, write  # noqa: E402
+from common import ROOT, machine, quiet_libraries, serve_in_process, write  # noqa: E402
 from visiting import http_visitors, page_visitors  # noqa: E402
 
 
@@ -93,7 +93,6 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
     os.environ["GRADIO_TEMP_DIR"] = str(temp / "gradio")
     tempfile.tempdir = str(temp)
     quiet_libraries()
-    from assistant.app import build, launch_options
     from tools.core.config import Settings
     from tools.models.hub import ModelHub
 
@@ -103,10 +102,7 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
                            "data_dir": os.environ.get("ASSISTANT_DATA_DIR", "")})
     hub = ModelHub(settings)
     hub.get(settings.model)
-    demo = build(hub, settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                **launch_options(settings))
+    demo, port = serve_in_process(hub, settings)
     url = f"http://127.0.0.1:{port}/"
     conversations = temp / "conversations"
     rows = []

@@ -67,17 +67,6 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     return list(previous)
 
 
-def _in_every(said: str, texts: list[str]) -> str | None:
-    """The one word of ``said`` (a question outside its quotes; not a word that asks) that each of two or more
-    ``texts`` holds and none of them is, or None."""
-    if len(texts) < 2:
-        return None
-    found = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]+", said) if w.lower() not in slots_mod.ASKING
-             and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", t, re.I) for t in texts)
-             and all(t.lower() != w.lower() for t in texts)}
-    return found.pop() if len(found) == 1 else None
-
-
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
     """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), numbers and
     ``asking`` (a command's own words: "the raw attention per head" for `attend`)."""
@@ -178,7 +167,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     named = slots_mod.TARGET_WORD.search(slots.rest)  # "is the word bark the same in those two?"
     if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
         referred = [named.group(1), *referred]
-    elif referred and spec.texts.word_first and named is None and (word := _in_every(slots.rest, referred)):
+    elif referred and spec.texts.word_first and named is None and len(referred) >= 2 and " " in referred[0] and (
+            word := slots_mod.shared_word(slots.rest, referred, slots_mod.ASKING)):
         referred = [word, *referred]  # "is bass the same vector in both?" after two sentences that hold "bass"
     texts = referred[:spec.texts.most] or texts_for(spec, slots, table)
     kept = dict(shared or {}) if referred or (  # ("compare minilm with mpnet on that" after `benchmark`)

@@ -18,7 +18,7 @@ from assistant.commands.corpus import ACTION_WORDS, Action
 from assistant.session import Session
 from assistant.sharing.links import merged_line
 from assistant.understanding.facts import Understanding
-from assistant.understanding.words import NOT_NAMES
+from assistant.understanding.words import CALLED, NOT_NAMES
 from tools.core.config import Settings
 from tools.core.text import code
 
@@ -78,7 +78,7 @@ def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str
     if just is not None and option is not None and "instead of" in option.help and _ON_IT.search(question):
         return {"corpus": just.group(1) or just.group(2)}
     said = _THAT_ONE.search(question)
-    if spec.option("corpus") is None or spec.texts.least > 0 or said is None or (
+    if option is None or spec.texts.least > 0 or said is None or (
             (said["drop"] or said["halt"]) and spec.name != "corpus"):
         return {}
     named = named_corpora(session)
@@ -106,8 +106,7 @@ def own_corpus(question: str, spec: Command, session: Session, settings: Setting
 _IT = re.compile(r"\b(?:it|that one|this one|that corpus|the new one)\b", re.I)
 
 
-#: A corpus said by name: "the one called support", "the corpus named faq".
-_CALLED = re.compile(r"\b(?:one|corpus|dataset)\s+(?:called|named)\s+['\"]?([\w-]+)", re.I)
+_CALLED = re.compile(CALLED, re.I)
 
 
 def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
@@ -119,8 +118,8 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
     names = {*stored_corpora(session, settings), *named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
     called = _CALLED.search(question)
-    if not said and called is not None and called.group(1).lower() not in NOT_NAMES:
-        said = [called.group(1)]  # ("use the one called support": the command says which corpora there are)
+    if not said and called is not None and called["v"].lower() not in NOT_NAMES:
+        said = [called["v"]]  # ("use the one called support": the command says which corpora there are)
     if len(said) != 1:
         return None
     name = said[0]
@@ -170,15 +169,15 @@ def reloaded(question: str, session: Session, table: Mapping[str, Command], sett
     loads = [line for line in session.history if re.match(r"corpus\s+load\s", line, re.I)]
     last = loads[-1] if loads else ""
     just = bool(session.history) and session.history[-1] == last  # (earlier, only "load it again", "reload")
-    if "corpus" not in table or not last:
+    naming = just and _NAME_IT.match(question) is not None  # "call it tweets" right after the load
+    if "corpus" not in table or not last or not (
+            naming or (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question))):
         return None
     read = slots.read(question)
     said = spoken.read(read.rest, table["corpus"]).options
-    if just and _NAME_IT.match(question) and said.get("name"):  # "call it tweets" right after the load
+    if naming and said.get("name"):
         line = merged_line(last, Invocation("again", [], {"name": said["name"]}), table, settings)
         return Understanding(line=line, because=f"it names the corpus {code(last, 80)} loads {code(said['name'], 40)}")
-    if not (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question)):
-        return None
     column = read.texts[0] if read.quoted and len(read.texts) == 1 else said.get("column")
     if not column:
         return None

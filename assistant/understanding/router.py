@@ -343,10 +343,7 @@ def fit(spec: Command, slots: Slots) -> float:
     `mask`, a word then sentences for `word` / `static`, a command named for `help`, a file for `corpus`), less a
     penalty when it cannot take that many quoted texts; a bonus when it says one of the command's ``terms`` or
     starts with its name."""
-    opening = OPENING.sub("", slots.question)  # "ok, now compare a red car with a red truck"
-    first = opening.split(None, 1)[0].lower() if opening.strip() else ""
-    if (run := _RUN.match(opening)) is not None:  # "run static on light | ...": the command it names first
-        first = run.group(1).lower()
+    first = _first_word(slots.question)
     own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
            + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
@@ -362,6 +359,16 @@ def fit(spec: Command, slots: Slots) -> float:
 
 _RATHER = re.compile(RATHER, re.I)
 _RUN = re.compile(RUN_ON, re.I)
+
+
+@functools.lru_cache(maxsize=64)
+def _first_word(question: str) -> str:
+    """The question's first word past its opening ("ok, now compare a red car with a red truck"), or the command it
+    asks to run ("run static on light | ..."): read once per question, not once per row."""
+    opening = OPENING.sub("", question)
+    if (run := _RUN.match(opening)) is not None:
+        return run.group(1).lower()
+    return opening.split(None, 1)[0].lower() if opening.strip() else ""
 
 
 def _says_term(spec: Command, outside: str) -> bool:

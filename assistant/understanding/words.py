@@ -117,6 +117,8 @@ COMMON = frozenset({"mean", "max", "first", "last", "length", "number", "all", "
 IDS_JOIN = r"\s*(?:-|,\s*and\b|,|\band\b|&|\bto\b)\s*"
 #: After a list of row ids, a number that counts results is no id ("rows 10,20,30-50, 5 results").
 _NOT_A_COUNT = r"(?!\s+(?:results?|hits|matches|texts|neighbou?rs|nearest|closest|best|groups|clusters|topics)\b)"
+#: A corpus said by its name: "the corpus named faq", "the one called support" (group ``v``).
+CALLED = r"\b(?:one|corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)"
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
 #: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
@@ -131,7 +133,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\bsearch\s+(?:in\s+|through\s+)?(?!(?:corpus|data|dataset|texts|file|rows|documents|everything|"
                r"anything|all|them|these|those|each|every|again)\b)(?P<v>[\w-]+)(?=\s+for\b)",  # "search reviews for X"
                r"\(\s*(?:the\s+)?(?P<v>[\w-]+)\s+(?:corpus|dataset)\s*\)",
-               r"\b(?:corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)",
+               CALLED,
                r"\b(?:encoding|loading|progress)\s+(?:of|for)\s+(?:the\s+)?(?P<v>[\w-]+)",
                r"\b(?:stop|cancel|abort|halt|pause)\s+(?:encoding|loading|indexing)\s+(?:the\s+)?(?!it\b|that\b|this\b)"
                r"(?P<v>[\w-]+)",
