@@ -12,12 +12,14 @@ the median of its command runs; prints every repeat's milliseconds, each questio
 median ratio over the questions, how many are within ``--within`` (1.3x), the ratio of all questions' time to
 all commands' time and the load average; writes bench/results/routing.json (routing-int8.json for an int8 model).
 
-    .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40] [--http]
+    .venv/bin/python bench/routing.py [--repeats 5] [--model minilm] [--questions 40] [--http | --page]
 
 With ``--http`` the question and its command are each one call of the app's ``run`` endpoint over HTTP (the app
-served in this process on a free 127.0.0.1 port, called by ``gradio_client``, the encoding cache cleared before
+served in this process on a free 127.0.0.1 port, called as curl calls it, the encoding cache cleared before
 every call as before): the time a caller waits, queue and JSON included; ``route`` stays in process. Writes
-bench/results/routing-http.json.
+bench/results/routing-http.json. With ``--page`` each is typed in the app's page in headless Chromium, each in a
+new conversation, and timed by the page itself from Enter to the reply drawn, charts included: the time a person
+waits. Writes bench/results/routing-page.json.
 
 With ``--rates`` it times nothing and prints instead how many questions of each committed set are read
 as the right command, and with the right texts and options too (the tests' ``question_sets.score``, in a
@@ -31,9 +33,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
+from collections.abc import Callable
 
-from common import ROOT, STSB_TEST, interleaved, machine, median, quiet_libraries, serve_in_process, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
+from common import ROOT, STSB_TEST, machine, median, quiet_libraries, serve_in_process, write  # noqa: I001 - bench scripts import their sibling after sys.path is set
 
+#: How each face is named in the report.
+FACES = {"python": "", "http": " over HTTP", "page": " in the page (Enter to reply drawn)"}
 #: Commands left out: they need a masked-LM model or STS-B data, or their work dwarfs any question.
 SKIP = ("mask", "benchmark", "vocab", "export", "history", "why")
 
@@ -45,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=40, help="every n-th question up to this many")
     parser.add_argument("--within", type=float, default=1.3, help="the ratio each question is counted against")
     parser.add_argument("--http", action="store_true", help="time the question and its command over HTTP")
+    parser.add_argument("--page", action="store_true", help="time them in the page, Enter to reply drawn")
     parser.add_argument("--rates", action="store_true", help="the question sets' routing rates instead of times")
     parser.add_argument("--misses", action="store_true", help="with --rates: every set's misses too (Markdown)")
     args = parser.parse_args(argv)
@@ -52,7 +59,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.rates:
         return rates(args.model, args.misses)
     from assistant.commands.registry import TABLE
-    from assistant.dispatch import execute
     from assistant.session import Session
     from assistant.understanding import understand
     from tools.core.config import Settings
@@ -68,17 +74,22 @@ def main(argv: list[str] | None = None) -> int:
     understand("warm up the routing index", Session(model=args.model), hub, TABLE, hub.settings)
     per: dict[str, list[float]] = {"route": [], "question": [], "command": []}
     each = []
-    answer, close = served(hub, args.model) if args.http else (
-        lambda line: execute(line, Session(model=args.model), hub), lambda: None)
+    face = "page" if args.page else "http" if args.http else "python"
+    waited, close = {"page": paged, "http": served, "python": in_process}[face](hub, args.model)
     for row in rows:
         runs = {
-            "route": lambda row=row: understand(row["q"], Session(model=args.model), hub, TABLE, hub.settings),
-            "question": lambda row=row: answer(row["q"]),
-            "command": lambda row=row: answer(row["line"]),
+            "route": lambda row=row: clocked(lambda: understand(row["q"], Session(model=args.model), hub, TABLE,
+                                                                hub.settings)),
+            "question": lambda row=row: waited(row["q"]),
+            "command": lambda row=row: waited(row["line"]),
         }
-        interleaved(runs, 1, before=lambda name: clear_cache(lm))  # untimed: first-use costs land on neither
-        times = {name: [v * 1000 for v in values] for name, values in
-                 interleaved(runs, args.repeats, before=lambda name: clear_cache(lm)).items()}
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for repeat in range(args.repeats + 1):  # the first round untimed: first-use costs land on neither
+            for name, run in runs.items():  # interleaved: a noisy neighbour slows all three alike
+                clear_cache(lm)
+                ms = run()
+                if repeat:
+                    times[name].append(ms)
         for name, values in times.items():
             per[name].extend(values)
         medians = {name: median(values) for name, values in times.items()}
@@ -91,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     within = [e for e in each if e["ratio"] <= args.within]
     total = sum(e["question_ms"] for e in each) / sum(e["command_ms"] for e in each)
     pooled = median(per["question"]) / median(per["command"])
-    face = " over HTTP" if args.http else ""
-    print(f"{len(rows)} questions x {args.repeats} repeats on {args.model}{face}; load {os.getloadavg()}")
+    print(f"{len(rows)} questions x {args.repeats} repeats on {args.model}{FACES[face]}; load {os.getloadavg()}")
     for name, values in per.items():
         print(f"{name:>9}: median {median(values):7.1f} ms; all: {' '.join(f'{v:.0f}' for v in values)}")
     print("each question: route, question, command (medians, ms), question / command")
@@ -104,13 +114,29 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(within)} of {len(each)} within {args.within}x; all questions' time over all commands' "
           f"{total:.2f}x; median of all runs over median of all runs {pooled:.2f}x; routing adds "
           f"{median(per['route']):.1f} ms per question (median)")
-    name = "routing" + ("-int8" if args.model.endswith(":int8") else "") + ("-http" if args.http else "")
-    write(name, {"machine": machine(), "model": args.model, "face": "http" if args.http else "python",
+    name = "routing" + ("-int8" if args.model.endswith(":int8") else "") + ("" if face == "python" else f"-{face}")
+    write(name, {"machine": machine(), "model": args.model, "face": face,
                  "questions": len(rows), "repeats": args.repeats,
                  "runs": result_of(per), "each": each, "question_over_command": round(median(ratios), 3),
                  "within": args.within, "questions_within": len(within), "total_over_total": round(total, 3),
                  "pooled_over_pooled": round(pooled, 3)})
     return 0
+
+
+def clocked(work: Callable[[], object]) -> float:
+    """Milliseconds ``work`` took."""
+    start = time.perf_counter()
+    work()
+    return (time.perf_counter() - start) * 1000
+
+
+def in_process(hub, model: str):
+    """A function that runs one line in a fresh conversation in this process and returns its milliseconds, and one
+    that stops nothing."""
+    from assistant.dispatch import execute
+    from assistant.session import Session
+
+    return (lambda line: clocked(lambda: execute(line, Session(model=model), hub))), (lambda: None)
 
 
 def served(hub, model: str):
@@ -139,7 +165,49 @@ def served(hub, model: str):
 
     for _ in range(3):  # the connection and the endpoint warmed
         answer("help")
-    return answer, lambda: (client.close(), demo.close())
+    return (lambda line: clocked(lambda: answer(line))), lambda: (client.close(), demo.close())
+
+
+def paged(hub, model: str):
+    """The app served in this process, its page in headless Chromium: a function that starts a new conversation
+    (untimed), types one line, presses Enter and returns the page's own milliseconds from Enter to the reply
+    drawn (``data-ms``, charts included: what a person waits), and one that closes browser and server. The page
+    runs on the server's model, so ``model`` must be it."""
+    import logging
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.browsing import REPLIES, Watch, ask, launch, ready
+
+    if model != hub.settings.model:
+        raise SystemExit(f"--page times the server's model {hub.settings.model}; drop --model {model}")
+    logging.getLogger("assistant").setLevel(logging.CRITICAL)
+    demo, port = serve_in_process(hub, hub.settings)
+    playwright = sync_playwright().start()
+    browser = launch(playwright)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    watch = Watch.on(page)
+    page.goto(f"http://127.0.0.1:{port}/")
+    ready(page)
+
+    def waited(line: str) -> float:
+        if page.locator(REPLIES).count():
+            page.locator("#new-conversation").click()
+            page.wait_for_function(f"() => document.querySelectorAll({REPLIES!r}).length === 0")
+        reply = ask(page, line)
+        return float(reply.node.get_attribute("data-ms"))
+
+    for line in ("help", "compare a warm | start", "help"):  # the chart library and the endpoint warmed
+        waited(line)
+
+    def close() -> None:
+        browser.close()
+        playwright.stop()
+        demo.close()
+        if watch.page_errors or watch.console_errors:
+            print(f"page errors: {watch.page_errors[:3]}; console errors: {watch.console_errors[:3]}")
+
+    return waited, close
 
 
 def result_of(per: dict[str, list[float]]) -> dict[str, dict]:

@@ -1256,8 +1256,11 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     made = router._Index.build(rows, lm, tmp_path)
     kept = list(tmp_path.glob("*.pickle"))
     assert len(kept) == 1
-    assert sum(1 for e in examples(TABLE) if TABLE[e.command] in rows) == len(made.phrasings) - sum(
-        len(s.phrasings) for s in rows)  # every asked question for these rows is learnt beside the phrasings
+    asked = [(router.frame(e.question), rows.index(TABLE[e.command]))
+             for e in examples(TABLE) if TABLE[e.command] in rows]
+    learnt = list(zip(made.phrasings, made.owner))
+    assert set(asked) <= set(learnt)  # every asked question for these rows is learnt beside the phrasings
+    assert len(learnt) == len(set(learnt)) < len(asked)  # once each: a question asked again is one more vector
     monkeypatch.setattr(router, "embed", lambda *a: pytest.fail("a kept index was embedded again"))
     read = router._Index.build(rows, lm, tmp_path)  # what the next process does: read, not made
     assert read.vectors.equal(made.vectors) and read.terms == made.terms and read.phrasings == made.phrasings

@@ -13,14 +13,17 @@ import torch
 from tools.corpus.files import atomic_write
 from tools.models.hub import LoadedModel
 
+#: What a kept file holds, in words: a file of another layout is never read (it is made again).
+LAYOUT = "one vector per distinct phrasing and row; the words and classifier of every phrasing said"
+
 
 def key(lm: LoadedModel, made: Sequence[str]) -> str:
-    """What a kept index was made from: the model's files, the libraries and ``made`` (the router's settings, the
-    texts and their rows)."""
+    """What a kept index was made from: the model's files, the libraries, the file's :data:`LAYOUT` and ``made``
+    (the router's settings, the texts and their rows)."""
     import sklearn
     import transformers
 
-    parts = [*lm.source.stamp(), torch.__version__, transformers.__version__, sklearn.__version__, *made]
+    parts = [*lm.source.stamp(), torch.__version__, transformers.__version__, sklearn.__version__, LAYOUT, *made]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 
 

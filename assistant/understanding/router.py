@@ -150,18 +150,24 @@ class _Index:
         row_of = {s.name: i for i, s in enumerate(specs)}
         said = [(p, i) for i, s in enumerate(specs) for p in s.phrasings]
         said += [(e.question, row_of[table[e.command].name]) for e in examples(table)]
-        owner = tuple(i for _, i in said)
-        phrasings = tuple(frame(p) for p, _ in said)
-        made = [str(CLASSIFIER_C), *(f"{specs[i].name}\t{p}" for i, p in zip(owner, phrasings))]
+        framed = [(frame(p), i) for p, i in said]
+        made = [str(CLASSIFIER_C), *(f"{specs[i].name}\t{p}" for p, i in framed)]
+        # a phrasing said again for the same row (a quarter of the asked questions, once framed) is searched once:
+        # its cosine is the same; the classifier still learns each time it was said
+        kinds = dict.fromkeys(framed)
+        phrasings, owner = tuple(p for p, _ in kinds), tuple(i for _, i in kinds)
         path = folder / f"{file_name(lm.name)}-{kept_index.key(lm, made)}.pickle" if folder else None
         kept = kept_index.read(path) if path is not None else None
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
         vectors = embed(lm, phrasings)
-        words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit(phrasings)
+        words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit([p for p, _ in framed])
         classifier = LogisticRegression(C=CLASSIFIER_C, max_iter=3000)
+        position = {kind: n for n, kind in enumerate(kinds)}
+        every = [position[kind] for kind in framed]
         with threads_for(0):
-            classifier.fit(_features(vectors.numpy(), words.transform(phrasings)), owner)
+            classifier.fit(_features(vectors.numpy()[every], words.transform([p for p, _ in framed])),
+                           [i for _, i in framed])
         terms = tuple(str(t) for t in words.get_feature_names_out())
         if path is not None:
             kept_index.write(path, (vectors, words, terms, classifier))
