@@ -55,7 +55,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
           "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
           "fresh46": (0.96, 0.93), "fresh47": (0.97, 0.94), "fresh48": (0.96, 0.94), "fresh49": (0.97, 0.96),
-          "fresh50": (0.97, 0.95), "fresh51": (0.96, 0.92),
+          "fresh50": (0.97, 0.95), "fresh51": (0.97, 0.95), "fresh52": (0.95, 0.93), "fresh53": (0.96, 0.93),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -818,6 +818,30 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # an example that quotes three texts is further from a question that quotes two
     ([], "does 'It rained all afternoon.' mean the same as 'The weather was wet.' on minilm and bert-small side by "
          "side?", "compare It rained all afternoon. | The weather was wet. --vs bert-small"),
+    # a quoted option value is no text; the word that changes; "hits for"; rows in brackets; the lasso
+    ([], "with the 'cls' pooling, how close are 'a red car' and 'a blue car'?",
+     "compare a red car | a blue car --pool cls"),
+    ([], "using the 'last' strategy, is bat the same in 'The bat flew.' and 'He swung the bat.'?",
+     "word bat | The bat flew. | He swung the bat. --strategy last"),
+    ([], "how much does spring change with context across the layers?", "contextuality spring"),
+    ([], "plot play's self-similarity per layer", "contextuality play"),
+    ([], "top 3 hits for slow shipping", "search slow shipping --k 3"),
+    (["search too small --in 2,5,9-12"], "group those rows (2,5,9-12) into clusters", "clusters --in 2,5,9-12"),
+    ([], "look for refund within my lasso", "search refund --in selection"),
+    (["clusters --k 4"], "restrict that to the points I selected", "clusters --k 4 --in selection"),
+    # "add" a choice to a list; the conversation's own model named is no second model
+    (["benchmark --pool mean"], "add max", "benchmark --pool mean,max"),
+    ([], "does minilm know part of speech? probe 80 sentences", "probe --sentences 80 --task pos"),
+    # texts of its own after a colon: "this one", "these two" point at them; a blank of its own is no word to mask
+    (["mask A [MASK] sat on the mat."], "what if I hide 'sat' instead: A cat [MASK] on the mat.",
+     "mask A cat [MASK] on the mat."),
+    (["compare It is hot. | It is warm."], "now these two: It is cold, It is freezing",
+     "compare It is cold | It is freezing"),
+    # "show them" in the input-embedding basis is `project`; "which input tokens does each ..." asks
+    (["compare The tide rose. | The tide fell."], "could you draw those in the input embedding basis?",
+     "project The tide rose. | The tide fell. --basis vocab"),
+    (["attend Cats chase mice."], "which earlier tokens does each position rely on after rolling attention through "
+                                  "every layer?", "rollout Cats chase mice."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

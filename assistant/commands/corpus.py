@@ -31,8 +31,9 @@ ORDER = 65
 #: Where a question says its texts are ("in my file", "from my corpus"): not part of a search query.
 YOURS = re.compile(r"\b(?:in|from|among|across|of)\s+(?:my|our|the)\s+(?:own\s+)?(?:file|files|corpus|corpora|data|"
                    r"dataset|texts|documents|reviews|csv)\b", re.I)
-#: What an unquoted query says before its subject ("the ones about", "texts similar to").
+#: What an unquoted query says before its subject ("the ones about", "texts similar to", "top 5 hits for").
 ABOUT = re.compile(r"^.*?\b(?:about|mentioning|mention|regarding|similar to|related to|concerning|"
+                   r"(?:hits|results|matches|texts|rows|entries|documents)\s+for|"
                    r"(?:look|search|hunt|check|through)\w*\s+(?:\w+\s+){0,4}?for)\s+", re.I)
 #: What a text with a blank to fill costs `search`.
 BLANK_PENALTY = 0.15

@@ -89,6 +89,9 @@ class Probe(Command[Any, Any]):
 #: Words a question lists for `contextuality` without quotes: "for charge, table and run", "of bank and play".
 _LISTED_WORDS = re.compile(r"\b(?:for|of|is)\s+(?:the\s+words?\s+)?([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
                            r"[A-Za-z'-]+)*)", re.I)
+#: One word said as what changes ("how much does light change with context", "bank's self-similarity").
+_CHANGING_WORD = re.compile(r"\bdoes\s+([A-Za-z-]+)\s+(?:change|vary|shift|drift)\b"
+                            r"|\b([A-Za-z-]+)'s\s+(?:self-similarity|contextuality|vectors?|representations?)\b", re.I)
 
 
 @register
@@ -128,8 +131,11 @@ class Contextuality(Command[Any, Any]):
         named = TARGET_WORD.search(slots.question)
         if named:
             return [named.group(1)]
-        listed = _LISTED_WORDS.search(slots.rest)
         asking = asking_words(self.phrasings)
+        changing = _CHANGING_WORD.search(slots.rest)
+        if changing and (word := changing.group(1) or changing.group(2)).lower() not in asking | {"a", "an"}:
+            return [word]
+        listed = _LISTED_WORDS.search(slots.rest)
         options = {o.name for o in self.options}  # (not "seed" of "run, set and go, seed 4")
         words = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(1))
                  if w.lower() not in asking | options and not MODEL.fullmatch(w)] if listed else []  # (not "of minilm")

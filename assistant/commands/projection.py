@@ -73,6 +73,7 @@ class Project(Command[Any, Any]):
 @register
 class Vocab(Command[Any, Any]):
     name, aliases = "vocab", ("vocabulary", "projector")
+    on_texts = "project"  # ("plot those in the input-embedding basis" after a `compare`)
     terms = ("tensorboard", "projector", "embedding matrix", "input embedding matrix")
     summary = ("the input-embedding matrix projected and coloured by word features; a TensorBoard "
                "Projector export (vectors.tsv, metadata.tsv)")

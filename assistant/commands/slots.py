@@ -34,10 +34,12 @@ MODEL = re.compile(r"(?<![\w/-])(?P<before>(?:int8|quanti[sz]ed)\s+(?:(?:fast\s+
 #: "the int8 model": the conversation's model on the int8 path (said without its name).
 INT8 = re.compile(r"\b(?:the\s+)?int8(?:\s+(?:model|version|path|copy))?\b", re.I)
 #: A quoted name beside the word for what it names ("the 'body' column", "the column "abstract"", "the corpus
-#: 'support'"): a name, not a text; its quotes are dropped.
-_NAMED_QUOTE = re.compile(r"(\b(?:column|field|corpus|dataset)\s+(?:is\s+)?|\bload\s+\S+\.\w+\s+as\s+)"
+#: 'support'", "the 'first' strategy", "with 'max' pooling"): a name or an option's value, not a text; its quotes
+#: are dropped.
+_NAMED = r"(?:column|field|corpus|dataset|pooling|strategy|method|basis)"
+_NAMED_QUOTE = re.compile(rf"(\b{_NAMED}\s+(?:is\s+)?|\bload\s+\S+\.\w+\s+as\s+)"
                           r"[\"'“‘]([\w-]+)[\"'”’]"
-                          r"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+(?:column|field|corpus|dataset)\b)", re.I)
+                          rf"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+{_NAMED}\b)", re.I)
 #: Two rows of the corpus said in words ("rows 12 and 40", "row 3 vs row 7"): the texts ``#12`` and ``#40``. Not a
 #: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
 _ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:rows?\s+)?#?(\d+)\b"

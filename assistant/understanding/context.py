@@ -32,7 +32,7 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
                         r"more|fewer|less|change|set|"
-                        r"make it|show it|"
+                        r"make it|show it|(?:limit|restrict|narrow)(?: (?:it|that|this|them|those))?(?: down)? to|"
                         r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
@@ -274,17 +274,18 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     said.options.update(carried(question, spec, before, session, settings, table))  # "on my corpus", "the next layer"
     if list(said.options) == ["corpus"] and named.SWITCH.search(question):
         return None  # "go back to reviews": another corpus to use, not this command on it
-    grown = _grown(said.options, before, spec, session.model or settings.model) if _ADDS.search(read.rest) else {}
-    said.options.update(grown)  # "add cls and max too", "include bert-small", "throw bert-base in too": a list grows
     reset = back_to_default(said.rest, spec)  # "back to the last layer"
     said = spoken.Spoken({**reset.options, **said.options}, reset.rest)
-    if not said.options:  # "back to tokens" after `project ... --level sentences`
+    if not said.options:  # "back to tokens" after `project ... --level sentences`; "add max" after `--pool cls`
         said = _other_choice(said.rest, before, spec)
+    grown = _grown(said.options, before, spec, session.model or settings.model) if _ADDS.search(read.rest) else {}
+    said.options.update(grown)  # "add cls and max too", "include bert-small", "throw bert-base in too": a list grows
     leftover = slots.strip_asking(said.rest, slots.ASKING | fill.asking_words(spec))
     named_as = {w for o in spec.options for w in spoken.option_names(spec, o) if w.isalpha()}  # "switch the projection"
     leftover = " ".join(w for w in leftover.split() if w.lower().strip(",.?!") not in named_as)
     # "that with 'a bird'", "add a third one: The milk has gone sour."
-    adding = (read.given or ":" in read.rest) and bool(_REFERS.search(read.rest) or _ADDS.search(read.rest))
+    adding = (read.given or ":" in read.rest) and bool(_REFERS.search(fill.before_colon(read.rest))
+                                                        or _ADDS.search(read.rest))
     # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
     opened = re.sub(r"^\W*(?:(?:and|so|but|ok|okay|now|then)\W+)+", "", plain, flags=re.I)  # "and why that fill?"
     first = opened.split(None, 1)[0].lower().strip("?!.,") if opened.strip() else ""
@@ -301,8 +302,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     texts: list[str] = []
     if adding:
         texts = before.texts + list(read.texts)
-    elif read.quoted:
-        texts = _new_texts(spec, before.texts, read)
+    elif read.quoted or read.lead and fill.only_filler(read.lead) and spec.texts.most != 0:
+        texts = _new_texts(spec, before.texts, read)  # (or typed after a colon: "now these: a bird, a plane")
     elif (_ADDS.search(read.rest) and (target := slots.TARGET_WORD.search(read.rest) or _ADD_WORD.fullmatch(plain))
           and not spec.texts.word_first and (spec.texts.most is None or len(before.texts) < spec.texts.most)):
         texts = [*before.texts, *re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", target.group(1))]  # "add spring",

@@ -15,6 +15,9 @@ from tools.core.errors import UserError
 from tools.core.text import code
 
 #: Words that point back at the previous command's texts ("why are they similar?", "the first one").
+#: "this one", "these two" right before a colon: the texts after it, not the previous ones.
+_POINTS_AHEAD = re.compile(r"\bth(?:is|ese)(?:\s+(?:two|three|four))?(?:\s+(?:ones?|sentences?|texts?|pairs?))?\W*$",
+                           re.I)
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
@@ -41,6 +44,10 @@ _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
 _ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
                    re.I)
+#: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."): for a
+#: command that follows the previous texts.
+_ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
+                      re.I)
 #: Which of the previous texts "the first / second / third / last one" is.
 WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
@@ -50,9 +57,18 @@ _HOW_MANY = {"two": 2, "three": 3}
 _RUN_ON = re.compile(words.RUN_ON, re.I)
 
 
+def before_colon(question: str) -> str:
+    """What a question says before the texts it carries after a colon ("tokenise this: I believe it"), without the
+    "this one" or "these two" that points at them ("and this one: The dog [MASK] all night.")."""
+    question, colon, carried = question.partition(":")
+    if not colon or not carried.strip():
+        return question
+    return _POINTS_AHEAD.sub("", question)
+
+
 def referred_texts(question: str, previous: list[str]) -> list[str]:
     """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
-    question = question.split(":", 1)[0]  # after a colon are the texts it carries ("tokenise this: I believe it")
+    question = before_colon(question)
     if not previous or REFERS_BACK.search(question) is None:
         return []
     some = re.search(r"\bthe\s+(first|last)\s+(two|three)\b", question, re.I)
@@ -175,8 +191,10 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         spec.texts.most == 0 and _ON_THAT.search(slots.rest) is not None) else {}
     asked = asking_words(spec) | {"every", "any", "all"} if spec.followed else frozenset()  # ("the raw attention
     # of every head"; not `model`'s or `help`'s texts, which are names: "switch to mpnet")
+    own = not referred and spec.question_texts(slots, table) is not None  # the command's own reading found them
     if previous and not slots.quoted and not referred and (all(only_filler(t, asked) for t in texts) or texts and (
-            _ASKS.match(texts[0]) or _ASKS.match(question.strip()) and not slots.given)):
+            _ASKS.match(texts[0]) or (_ASKS.match(question.strip()) or spec.followed and _ASKS_OF.match(question))
+            and not slots.given and not own)):
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of

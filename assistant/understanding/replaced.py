@@ -104,6 +104,6 @@ def word_replaced(question: str, session: Session, table: Mapping[str, Command],
         line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
         return Understanding(line=line, follow_up=True, because=f"it puts {code(new, 30)} for {code(old, 30)} in "
                                                                f"{code(last[0], 80)}")
-    if "mask" not in table or len(texts) != 1:
-        return None
+    if "mask" not in table or len(texts) != 1 or slots.read(question).has_mask:  # (a text of its own to fill:
+        return None  # "if I mask 'barked' instead: The dog [MASK] all night.")
     return Understanding(line=f"mask {texts[0]}", because=f"it masks {code(old, 30)} in the previous text")

@@ -42,6 +42,8 @@ from tools.models.names import FAST_SUFFIX
 
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
+#: What a model is compared with follows ("with the default minilm's", "against minilm").
+_COMPARED = r"\b(?:with|against|to|vs\.?|versus|beside|next\s+to)\s+(?:the\s+)?(?:default\s+)?$"
 
 
 @dataclass
@@ -114,19 +116,12 @@ def read(text: str, spec: Command, own_model: str | None = None,
                         keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
                     else:
                         keep(option, "", _with_lead(text, *m.span()))
-        elif takes_models(option):
-            named = [m for m in MODEL.finditer(text) if not compiled(RATHER).search(text[:m.start()])]
-            fast = INT8.search(text)
-            if not named and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
-                keep(option, own_model + FAST_SUFFIX, _with_lead(text, *fast.span()))  # "does the int8 model agree?"
-            elif named:
-                several = "," in option.usage()
-                names = list(dict.fromkeys(model_name(m) for m in named))
-                if not several and own_model is not None:
-                    names = [n for n in names if n != own_model] or names
-                first = named[0] if several else named[-1]
-                keep(option, ",".join(names) if several else names[-1],
-                     _with_lead(text, first.start(), named[-1].end()))
+        elif takes_models(option) and (model := _model(text, option, own_model)) is not None:
+            value, span = model
+            if value:
+                keep(option, value, span)
+            elif not _overlaps(span, cuts):
+                cuts.append(span)  # the conversation's own model, said as the subject: nothing to set
         else:
             if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()), no_texts)
                     or (_at_end(text, option) if no_texts else None)) is not None:
@@ -214,6 +209,25 @@ def _known(text: str, names: Sequence[str], no_texts: bool = False) -> tuple[str
     if m is None:
         return None
     return next(n for n in said if n.lower() == m.group(1).lower()), _with_lead(text, m.start(1), m.end(1))
+
+
+def _model(text: str, option: Option, own_model: str | None) -> tuple[str, tuple[int, int]] | None:
+    """The model (or models) said for an option that takes them, and where: the int8 path of the conversation's
+    own model for "its int8 version"; the conversation's own model named as the subject ("does minilm encode
+    X?"), not after a word that compares ("with minilm's"), is said and sets nothing (an empty value)."""
+    named = [m for m in MODEL.finditer(text) if not compiled(RATHER).search(text[:m.start()])]
+    several = "," in option.usage()
+    names = list(dict.fromkeys(model_name(m) for m in named))
+    if not several and own_model is not None:  # another model named beside it, else its own said as compared with
+        names = [n for n in names if n != own_model] or [
+            own_model for m in named if model_name(m) == own_model and compiled(_COMPARED).search(text[:m.start()])]
+    fast = INT8.search(text)
+    if not names and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
+        return own_model + FAST_SUFFIX, _with_lead(text, *fast.span())  # "does the int8 model agree?"
+    if not named:
+        return None
+    value = ",".join(names) if several else names[-1] if names else ""
+    return value, _with_lead(text, (named[0] if several else named[-1]).start(), named[-1].end())
 
 
 def takes_models(option: Option) -> bool:

@@ -47,7 +47,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "layer": ((r"\b(?:the\s+)?(?:input\s+|token\s+)?embeddings?\s+(?:layer|output)\b|\binput\s+layer\b|"
                r"\bat\s+the\s+(?:input\s+)?embeddings\b(?!\s+(?:of|for|matrix|space|basis))", "0"),),
     "in": ((r"\b(?:(?:among|in|within|from)\s+)?(?:the\s+)?(?:ones|points|rows|texts)\s+(?:that\s+)?(?:i|we)\s+"
-            r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b",
+            r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b"
+            r"|\b(?:(?:in|within|among|from)\s+)?(?:my|the)\s+lasso\b(?!\s+tool)",
             "selection"),),
     "pool": ((r"\bwhich\s+(?:pooling|pool)\s+(?:gives|is|scores|works|does|would|makes|wins)\b|"
               r"\b(?:one\s+\w+\s+)?(?:per|for\s+each|for\s+every)\s+pooling(?:\s+strateg(?:y|ies))?\b", "all"),),
@@ -144,7 +145,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
              rf"(?P<v>{DATA_FILE})",),
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
            rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
-           rf"\b(?:rows?|ids?)\s+(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),
+           rf"\b(?:rows?|ids?)\s+\(?(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),  # ("rows (3,8,10-20)")
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
               r"(?:the\s+|its\s+|their\s+|these\s+|those\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),
