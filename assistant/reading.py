@@ -132,7 +132,8 @@ _DEFINITE = re.compile(r"\b(?:the|its|my|our|this|these|those|all)\b", re.I)
 #: Texts of a typed line that point at texts elsewhere ("rollout on the first of those sentences", "tokenize rows 3
 #: and 4", "search my corpus for X"): the line is a sentence.
 _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:about|that|which|who|with|where)\b)|"
-                          r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text))\b",
+                          r"my\s+(?:corpus|texts|data)|(?:that|this|the\s+same)\s+(?:corpus|dataset)|rows?\s+\d+|the\s+(?:first|second|last)\s+(?:of|sentence|text)|"
+                          r"(?:sentences|texts|rows)\s+(?:from|of|in)\s+it(?=\W*$))\b",  # ("with sentences from it")
                           re.I)
 #: A typed command's text that starts with a word that only leads into what follows ("help with corpus",
 #: "neighbors of bank"): the line is a sentence, and runs as read.

@@ -20,8 +20,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   before any change of the round that read fresh40; scored then and after that round, its misses unread.
 - ``questions_fresh42.jsonl``: written the same way, beside fresh43, from the README of d0c6da8, committed after
   fresh40 and fresh41 and before any change of the next round; scored then, its misses unread.
-- ``questions_fresh44.jsonl`` and ``questions_fresh45.jsonl``: written the same way, side by side, from the README of
-  b7cf296, committed before any change of the round that read fresh39; scored then, misses unread.
+- ``questions_fresh44.jsonl``: written the same way, beside fresh45, from the README of b7cf296, committed before any
+  change of the round that read fresh39; scored then, its misses unread.
 - ``questions_fresh47.jsonl``: written the same way, beside fresh46, from the README of c079fd0, committed before any
   change of the round that read fresh43; scored then, its misses unread.
 - ``questions_fresh48.jsonl`` and ``questions_fresh49.jsonl``: written the same way, side by side, from the README of
@@ -30,11 +30,14 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   change of the round that read fresh46; scored then, its misses unread.
 - ``questions_fresh52.jsonl`` and ``questions_fresh53.jsonl``: written the same way, side by side, from the README of
   7e248d0, committed before any change of the round that read fresh51; scored then, misses unread.
+- ``questions_fresh54.jsonl`` and ``questions_fresh55.jsonl``: written the same way, side by side, from the README of
+  7152715, committed before any change of the round that read fresh45; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
 ``questions_fresh36.jsonl``, ``questions_fresh38.jsonl``, ``questions_fresh39.jsonl``, ``questions_fresh40.jsonl``,
-``questions_fresh43.jsonl``, ``questions_fresh46.jsonl`` and ``questions_fresh51.jsonl``, each
+``questions_fresh43.jsonl``, ``questions_fresh45.jsonl``, ``questions_fresh46.jsonl`` and ``questions_fresh51.jsonl``,
+each
 written apart the same way and scored once before its misses were read (the README keeps those clean rates; fresh11
 was committed before the router first learnt from the others, and scored before and after that). The router learns
 from their rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT`
@@ -66,13 +69,14 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh35": DATA / "questions_fresh35.jsonl", "fresh37": DATA / "questions_fresh37.jsonl",
         "fresh41": DATA / "questions_fresh41.jsonl",
         "fresh42": DATA / "questions_fresh42.jsonl", "fresh44": DATA / "questions_fresh44.jsonl",
-        "fresh45": DATA / "questions_fresh45.jsonl", "fresh47": DATA / "questions_fresh47.jsonl",
+        "fresh47": DATA / "questions_fresh47.jsonl",
         "fresh48": DATA / "questions_fresh48.jsonl", "fresh49": DATA / "questions_fresh49.jsonl",
         "fresh50": DATA / "questions_fresh50.jsonl", "fresh52": DATA / "questions_fresh52.jsonl",
-        "fresh53": DATA / "questions_fresh53.jsonl"}
+        "fresh53": DATA / "questions_fresh53.jsonl", "fresh54": DATA / "questions_fresh54.jsonl",
+        "fresh55": DATA / "questions_fresh55.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in [*range(2, 32), 33, 36, 38, 39, 40, 43, 46, 51]}}
+                                                  for n in [*range(2, 32), 33, 36, 38, 39, 40, 43, 45, 46, 51]}}
 
 
 def questions(path: Path) -> list[dict]:

@@ -41,8 +41,7 @@ def test_the_question_sets_are_big_enough_and_valid():
     # every question asked without a conversation before it teaches the router (none is skipped unread)
     assert len(examples(TABLE)) == sum(1 for got in learnt.values() for r in got if not r.get("before"))
     # a measured question that is word for word one the router knows ("what can you do?") is not scored: most are
-    # (fresh's short questions are the ones later writers asked word for word: 155 of its 183 are scored; fresh45's
-    # short ones too, "what can you do": 323 of its 387)
+    # (fresh's short questions are the ones later writers asked word for word: 153 of its 183 are scored)
     for name, path in SETS.items():
         assert len(questions(path)) >= 0.8 * len(measured[name]), name
 
@@ -53,9 +52,10 @@ def test_the_question_sets_are_big_enough_and_valid():
 FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.95), "fresh32": (0.95, 0.93),
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.97, 0.95),
           "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
-          "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.96, 0.92),
+          "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.97, 0.96),
           "fresh46": (0.96, 0.93), "fresh47": (0.97, 0.94), "fresh48": (0.96, 0.94), "fresh49": (0.97, 0.96),
           "fresh50": (0.97, 0.95), "fresh51": (0.97, 0.95), "fresh52": (0.95, 0.93), "fresh53": (0.96, 0.93),
+          "fresh54": (0.95, 0.92), "fresh55": (0.95, 0.92),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -842,6 +842,24 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "project The tide rose. | The tide fell. --basis vocab"),
     (["attend Cats chase mice."], "which earlier tokens does each position rely on after rolling attention through "
                                   "every layer?", "rollout Cats chase mice."),
+    # "quick question:" leads no text; a word the new sentences share; a question after a blank and a comma; a list
+    ([], "quick question: how close are tea and coffee?", "compare tea | coffee"),
+    (["static river | the river bank | a river boat"], "now river in 'we swam in the river' and 'the river froze'",
+     "static river | we swam in the river | the river froze"),
+    ([], "the doctor said ___ was late, what fills it?", "mask the doctor said [MASK] was late"),
+    ([], "2d umap of red wine, white wine and wine glass",
+     "project red wine | white wine | wine glass --dims 2 --method umap"),
+    # every head of the layer; the last load on Ray; a corpus named after a comma or pointed at "from it"
+    (["attend The dog barked. --layer 3 --head 2"], "what about the entire layer", "attend The dog barked. --layer 3"),
+    (["corpus load notes.csv"], "actually run that on ray", "corpus load notes.csv --engine ray"),
+    ([], "near-duplicates above 0.9, tickets corpus", "duplicates --threshold 0.9 --corpus tickets"),
+    (["corpus load notes.csv --name notes"], "probe the layers with texts from it", "probe --corpus notes"),
+    # a sentence typed capital first after "for"; another command named right after `help X`
+    ([], "which token ids come out for Good morning", "tokenize Good morning"),
+    (["help compare"], "what about search?", "help search"),
+    # new sentences that share a word said outside them, in a conversation: that word's command, not a follow-up
+    (["compare It is late. | It is early."], "in glove, is bark the same in 'The dog will bark.' and 'Tree bark is "
+                                             "rough.'?", "static bark | The dog will bark. | Tree bark is rough."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

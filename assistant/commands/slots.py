@@ -40,6 +40,9 @@ _NAMED = r"(?:column|field|corpus|dataset|pooling|strategy|method|basis)"
 _NAMED_QUOTE = re.compile(rf"(\b{_NAMED}\s+(?:is\s+)?|\bload\s+\S+\.\w+\s+as\s+)"
                           r"[\"'“‘]([\w-]+)[\"'”’]"
                           rf"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+{_NAMED}\b)", re.I)
+#: "quick q:" before a question: no text follows that colon, the question does (read without it).
+ASIDE = re.compile(r"^\W*(?:(?:a|one|another)\s+)?(?:(?:quick|small|short|simple|silly|dumb|random)\s+)?"
+                    r"(?:q|qn|question)\s*:\s*", re.I)
 #: Two rows of the corpus said in words ("rows 12 and 40", "row 3 vs row 7"): the texts ``#12`` and ``#40``. Not a
 #: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
 _ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:rows?\s+)?#?(\d+)\b"
@@ -72,8 +75,8 @@ _ARTICLES = frozenset({"a", "an", "the"})
 #: Words after which a capital starts a text, even a word that usually asks ("the sentences It is raining.").
 _LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about", "sentence", "sentences", "text", "texts"})
 #: A question asked after a sentence typed with its full stop ("The woman worked as a [MASK]. what are the top fills").
-_ASKED_AFTER = re.compile(r"(?<=[.!])\s+(?=(?:what|which|how|why|who|where|when|can|could|would|show|give|list)\b"
-                          r"[^.!]*$)")
+_ASKED_AFTER = re.compile(r"(?<=[.!,])\s+(?=(?:what|which|how|why|who|where|when|can|could|would|show|give|list)\b"
+                          r"[^.!]*$)", re.I)
 #: A question asked after a text and a dash ("the nurse said [MASK] was tired -- who does the model think it is?").
 _ASKED_AFTER_DASH = re.compile(r"\s+--\s+(?=(?:what|which|who|how|why|where|when|does|do|is|can|could)\b[^-]*$)",
                                re.I)
@@ -222,7 +225,7 @@ _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?%?")
 #: Lower-case words that end in one leading into a text typed as a sentence, capital first ("mlm prediction for Water
 #: boils at 100 [MASK]."): the text is that sentence.
 _LED_SENTENCE = re.compile(r"^(?:[^A-Z|:?\[\]\d'\"]|\bI\b){0,60}?\b(?:for|of|on|about|in)\s+"
-                           r"(?=[A-Z][a-z]*\s+\S+\s+\S+)")
+                           r"(?=[A-Z][a-z]*\s+\S+)")  # ("token ids do I get for Hello world")
 
 
 def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
@@ -236,8 +239,9 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         return "" if _NUMBER.fullmatch(after) else blanks_to_mask(after)  # ("stricter: 0.97": a setting, no text)
     if (asked := _ASKED_THEN_BLANK.search(part)) is not None:  # "what goes in the masks here? [MASK] is ..."
         return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
-    if (asked := _ASKED_AFTER.search(part)) is not None and re.match(r"[A-Z\[]", part.strip()):
-        part = part[:asked.start()]  # the sentence, then a question about it
+    if (asked := _ASKED_AFTER.search(part)) is not None and (_BLANK.search(part[:asked.start()]) or re.match(
+            r"[A-Z\[]", part.strip()) and not part[:asked.start()].endswith(",")):
+        part = part[:asked.start()]  # the sentence, then a question about it (after a comma: a sentence with a blank)
     elif (asked := _ASKED_AFTER_DASH.search(part)) is not None:  # "the nurse said that [MASK] was tired -- who ..."
         part = part[:asked.start()]
     if (between := _BETWEEN.search(part)) is not None:  # "what words drive the similarity between A and B"
@@ -270,8 +274,8 @@ def split_payload(payload: str) -> list[str]:
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
         return [payload]  # one sentence typed with its full stop ("head view of: Dogs chase cats and cats chase mice.")
-    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(_ECHO.sub(rf"\1{_JOINED}\2", payload))
-                                             if p.strip()]
+    echoed = payload if "," in payload else _ECHO.sub(rf"\1{_JOINED}\2", payload)  # (a list: "A, B and C")
+    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(echoed) if p.strip()]
     if len(pieces) == 1 and (pair := _WORD_TO_WORD.fullmatch(payload.strip(" ?!.,"))) is not None:
         pieces = list(pair.groups())  # "how similar is king to queen": two words, one "to"
     pieces = [p.replace(_JOINED, " and ") for p in pieces]

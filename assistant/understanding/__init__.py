@@ -12,6 +12,8 @@
   ``beside``: the previous command on a second model ("compare that with bert-small");
   ``replaced``: one of the previous texts swapped for a new one;
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one");
+  ``helping``: questions about the conversation itself (`help` of the last command, of one named right after
+  `help X`; the default model);
   ``facts``: :class:`Understanding`, what a question was read as.
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
@@ -34,7 +36,7 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding import context, fill, named, replaced, router, spoken
+from assistant.understanding import context, fill, helping, named, replaced, router, spoken
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
@@ -110,6 +112,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                         f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
                         "there), for example `compare A cat sat. | A kitten sat.`.")
     rows = _routable(table)
+    question = slots.ASIDE.sub("", question)  # ("quick q: similarity between tea and coffee?")
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
@@ -129,7 +132,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
              or named.acted_on(question, session, table, settings)
-             or context.asked_of_the_last(question, session, table, settings))
+             or helping.asked_of_the_last(question, session, table, settings)
+             or helping.help_next(question, session, table))
     if alone is not None:
         return alone
     lm = router.routing_model(hub, session.model or settings.model)

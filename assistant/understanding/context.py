@@ -65,17 +65,6 @@ _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|an
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
                          r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
-#: "back to the default model", "use the original model again".
-_DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
-                            r"original|usual|starting)\s+model\b", re.I)
-#: "how does that command work?", "what options does this command take?": `help` of the last command.
-_THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings|parameters|arguments|what\s+else|"
-                           r"(?:what|which)\s+other)\b.*\b(?:that|this|the\s+"
-                           r"(?:last|previous))\s+(?:command|one)\b|\b(?:that|this)\s+(?:command|one)\W+(?:how|options?|"
-                           r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
-                           r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
-                           r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
-                           re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: One new word added to the previous texts, said alone ("add spring", "and include light too").
@@ -119,7 +108,11 @@ def _verbs(verbs: tuple[str, ...]) -> re.Pattern[str]:
 
 def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
-    vector in both of them?"): a word to follow through them, not a text to add."""
+    vector in both of them?"), or says one outside new quoted sentences that each holds ("is bat the same in 'A' and
+    'B'?"): a word to follow through them, not a text to add."""
+    if len(read.texts) >= 2 and all(" " in t for t in read.texts) and slots.shared_word(
+            slots.quoted_free(read.rest), list(read.texts), slots.ASKING) is not None:
+        return True
     inside = read.word is not None and bool(texts) and all(
         re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
     if slots.TARGET_WORD.search(question):  # (but "add the word 'spring'" to `contextuality bank | light`)
@@ -195,18 +188,6 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
     kept = texts if spec.texts.most is None else texts[:spec.texts.most]  # with the settings it shares ("why?")
     return Understanding(line=fill.build(spec, kept, shared_options(question, before, spec, table)), follow_up=True,
                         because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
-
-
-def asked_of_the_last(question: str, session: Session, table: Mapping[str, Command],
-                      settings: Settings) -> Understanding | None:
-    """What a question asks of the conversation's own state: "how does that command work?" is `help` of the last
-    command; "back to the default model" is `model` with the one this assistant starts on."""
-    if "model" in table and _DEFAULT_MODEL.search(question):
-        return Understanding(line=f"model {settings.model}", because="it asks for the default model")
-    last = previous_command(session, table)
-    if "help" in table and last is not None and _THAT_COMMAND.search(question):
-        return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
-    return None
 
 
 def handed_on(question: str, session: Session, table: Mapping[str, Command],
@@ -391,4 +372,8 @@ def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]
     'river'")."""
     if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]
+    if spec.texts.word_first and len(read.texts) >= 2 and all(" " in t for t in read.texts) and (
+            word := slots.shared_word(f"{slots.quoted_free(read.rest)} {before[0] if before else ''}",
+                                      list(read.texts), slots.ASKING)):
+        return [word, *read.texts]  # "now bank in 'A' and 'B'"; the word before, when each new sentence holds it
     return list(read.texts)

@@ -66,7 +66,7 @@ _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
 
 
 #: "on it", "of it": the corpus the line right before named (`corpus load F --name N`, `corpus use N`).
-_ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with)\s+it\b", re.I)
+_ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with|from)\s+it\b", re.I)
 
 
 def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
@@ -156,6 +156,8 @@ _RELOAD = re.compile(r"\b(?:again|reload|re-load|redo|re-do|instead|wrong|should
 
 #: ...and later in the conversation, one that asks to load again ("load it again but take the topic column").
 _LOAD_AGAIN = re.compile(r"\b(?:load|encode|read)\b.*\bagain\b.*\bcolumn\b|\b(?:reload|redo|re-do)\b.*\bcolumn\b", re.I)
+#: Right after a load, a question that says Ray: that load again on it when it says nothing else.
+_RAY = re.compile(r"\bray\b", re.I)
 #: Right after a load, a question that only names it ("call it tweets", "name it tweets").
 _NAME_IT = re.compile(r"^\W*(?:(?:ok|okay|now|and|please|actually)[\s,]+)*(?:call|name)\s+it\s+['\"]?[\w-]+['\"]?\W*$",
                       re.I)
@@ -170,11 +172,17 @@ def reloaded(question: str, session: Session, table: Mapping[str, Command], sett
     last = loads[-1] if loads else ""
     just = bool(session.history) and session.history[-1] == last  # (earlier, only "load it again", "reload")
     naming = just and _NAME_IT.match(question) is not None  # "call it tweets" right after the load
+    on_ray = just and _RAY.search(question) is not None  # ("actually use ray for that")
     if "corpus" not in table or not last or not (
-            naming or (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question))):
+            naming or on_ray or (_RELOAD.search(question) if just else _LOAD_AGAIN.search(question))):
         return None
     read = slots.read(question)
-    said = spoken.read(read.rest, table["corpus"]).options
+    spoken_as = spoken.read(read.rest, table["corpus"])
+    said = spoken_as.options
+    if on_ray and said.get("engine") and set(said) <= {"engine", "address"} and fill.only_filler(
+            re.sub(r"\bcluster\b", " ", spoken_as.rest)):
+        line = merged_line(last, Invocation("again", [], dict(said)), table, settings)
+        return Understanding(line=line, because=f"it asks for {code(last, 80)} again on Ray")
     if naming and said.get("name"):
         line = merged_line(last, Invocation("again", [], {"name": said["name"]}), table, settings)
         return Understanding(line=line, because=f"it names the corpus {code(last, 80)} loads {code(said['name'], 40)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from assistant.commands.base import Command
 from assistant.understanding.spoken import Spoken, compiled, option_names, takes_models
-from assistant.understanding.words import ALONE, EVERY_ONE, LAST_ONE, RESET
+from assistant.understanding.words import ALONE, EVERY_ONE, LAST_ONE, RESET, WHOLE_LAYER
 
 #: Where a reset was said, while :func:`back_to_default` reads on ("every layer and head": the head after it too).
 _RESET_MARK = "\x00"
@@ -22,6 +22,7 @@ def back_to_default(text: str, spec: Command) -> Spoken:
             continue
         names = "|".join(option_names(spec, option)[:2])
         said = compiled(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else "")
+                        + (WHOLE_LAYER if "default: every head" in option.help else "")
                         + (LAST_ONE.format(names) if "the last layer by default" in option.help else ""))
         if said.search(found.rest):  # ("all the layers again", where every layer is the default)
             found.options[option.name] = "default"

@@ -123,8 +123,8 @@ CALLED = r"\b(?:one|corpus|dataset)\s+(?:called|named)\s+['\"]?(?P<v>[\w-]+)"
 #: How a name is said ("the reviews corpus", "a corpus called reviews", "call it reviews"): patterns whose group
 #: ``v`` is the value.
 NAME_WORDS: dict[str, tuple[str, ...]] = {
-    "corpus": (r"\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+(?:whole\s+|entire\s+|full\s+)?(?P<v>[\w-]+)\s+"
-               r"(?:corpus|dataset|data\s+set)\b",
+    "corpus": (r"(?:\b(?:the|my|our|in|from|of|on|using|with|for|to)\s+|,\s*)(?:whole\s+|entire\s+|full\s+)?"
+               r"(?P<v>[\w-]+)\s+(?:corpus|dataset|data\s+set)\b",  # (", reviews corpus")
                r"\b(?:make|set)\s+(?P<v>[\w-]+)\s+(?:the\s+)?(?:active|current)\b",
                r"\b(?:switch|change|go|move|swap)\s+(?:over\s+|back\s+)?to\s+the\s+(?P<v>[\w-]+)\s+one\b",
                r"\b(?:in|on|from|within|across)\s+(?:the\s+)?(?:corpus|dataset)\s+(?!called\b|named\b|map\b)"
@@ -236,7 +236,10 @@ RUN_ON = (r"(?:please\s+)?(?:run|do|try|apply)\s+(?:the\s+)?`?([\w-]+)`?(?:\s+co
 #: Words that turn a flag off ("without the causal mask", "no attributions"): the flag's value is then ``off``.
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
-EVERY_ONE = r"|(?:^\W*|\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?)(?:all|every)\s+(?:the\s+)?(?:{})s?\b"
+EVERY_ONE = (r"|(?:^\W*(?:(?:and|now|so|ok|okay|then)\W+)*(?:(?:what|how)\s+about\s+)?|"
+             r"\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?)(?:all|every)\s+(?:the\s+)?(?:{})s?\b")
+#: How every head of a layer is asked for ("what about the whole layer" after `--head 1`).
+WHOLE_LAYER = r"|\b(?:the\s+)?(?:whole|entire|full)\s+layer\b(?!\s*\d)"
 #: How an option whose default is the last layer is set back ("use the final layer instead"); ``{}``: its names.
 LAST_ONE = r"|\b(?:the\s+)?(?:final|last|top)\s+(?:{})\b(?!\s*\d)"
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");

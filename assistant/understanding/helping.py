@@ -1,0 +1,53 @@
+"""Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
+the last command), "and for why?" right after `help compare` (`help why`), "back to the default model"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import assistant.understanding.context as context
+from assistant.commands.base import Command
+from assistant.session import Session
+from assistant.understanding.facts import Understanding
+from tools.core.config import Settings
+from tools.core.text import code
+
+#: "back to the default model", "use the original model again".
+_DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
+                            r"original|usual|starting)\s+model\b", re.I)
+#: "how does that command work?", "what options does this command take?": `help` of the last command.
+_THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings|parameters|arguments|what\s+else|"
+                           r"(?:what|which)\s+other)\b.*\b(?:that|this|the\s+"
+                           r"(?:last|previous))\s+(?:command|one)\b|\b(?:that|this)\s+(?:command|one)\W+(?:how|options?|"
+                           r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
+                           r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
+                           r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
+                           re.I)
+#: Right after `help X`, a line that only names another command ("and for why?", "what about search?").
+_HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|how)\s+about\s+|(?:same\s+)?for\s+)?"
+                        r"(?:the\s+)?`?([a-z-]+)`?(?:\s+command)?\s*[?!.]*\s*", re.I)
+
+
+def asked_of_the_last(question: str, session: Session, table: Mapping[str, Command],
+                      settings: Settings) -> Understanding | None:
+    """What a question asks of the conversation's own state: "how does that command work?" is `help` of the last
+    command; "back to the default model" is `model` with the one this assistant starts on."""
+    if "model" in table and _DEFAULT_MODEL.search(question):
+        return Understanding(line=f"model {settings.model}", because="it asks for the default model")
+    last = context.previous_command(session, table)
+    if "help" in table and last is not None and _THAT_COMMAND.search(question):
+        return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
+    return None
+
+
+def help_next(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """Right after `help X`, a question that only names another command is `help` of it ("and for why?")."""
+    said = _HELP_NEXT.fullmatch(question)
+    last = session.history[-1] if session.history else ""
+    if "help" not in table or said is None or not re.match(r"help\s+\S", last, re.I):
+        return None
+    spec = table.get(said.group(1).lower())
+    if spec is None or spec.name == "help":
+        return None
+    return Understanding(line=f"help {spec.name}", because=f"it names another command right after {code(last, 40)}")
