@@ -846,7 +846,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "quick question: how close are tea and coffee?", "compare tea | coffee"),
     (["static river | the river bank | a river boat"], "now river in 'we swam in the river' and 'the river froze'",
      "static river | we swam in the river | the river froze"),
-    ([], "the doctor said ___ was late, what fills it?", "mask the doctor said [MASK] was late"),
+    (["static bark | a loud bark | the bark of an oak"], "the doctor said ___ was late, what fills it?",
+     "mask the doctor said [MASK] was late"),  # (its own blank: "it" is no pointer back, seen in the page)
     ([], "2d umap of red wine, white wine and wine glass",
      "project red wine | white wine | wine glass --dims 2 --method umap"),
     # every head of the layer; the last load on Ray; a corpus named after a comma or pointed at "from it"

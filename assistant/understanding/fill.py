@@ -178,7 +178,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     for an option (the conversation's corpora), which a question may say alone; ``shared``: the previous command's
     settings that ``spec`` takes too, kept when the line runs on the previous texts."""
     slots, options = read(question, spec, own_model, known)
-    refers = not slots.quoted and spec.texts.most != 0 and spec.followed  # (help's and model's texts are names)
+    refers = not slots.quoted and spec.texts.most != 0 and spec.followed and not slots.has_mask  # (help's and
+    # model's texts are names; a blank of its own is its text: "the doctor said ___ was late, what fills it?")
     referred = referred_texts(question, previous or []) if refers else []
     named = slots_mod.TARGET_WORD.search(slots.rest)  # "is the word bark the same in those two?"
     if referred and spec.texts.word_first and named is not None and named.group(1) not in referred:
