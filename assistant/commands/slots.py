@@ -260,6 +260,9 @@ def _unended(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
+#: How a text that is itself a question starts.
+_A_QUESTION = re.compile(r"(?:how|what|who|whose|where|when|why|which|is|are|was|were|do|does|did|can|could|will|would|"
+                         r"should|have|has)\b", re.I)
 #: A word said twice around "and" ("again and again", "more and more"): one phrase, never two texts.
 _ECHO = re.compile(r"\b(\w+)\s+and\s+(\1)\b", re.I)
 _JOINED = "\x00"
@@ -279,7 +282,9 @@ def split_payload(payload: str) -> list[str]:
     if len(pieces) == 1 and (pair := _WORD_TO_WORD.fullmatch(payload.strip(" ?!.,"))) is not None:
         pieces = list(pair.groups())  # "how similar is king to queen": two words, one "to"
     pieces = [p.replace(_JOINED, " and ") for p in pieces]
-    return [_TRAILING_ASKED.sub("", p.strip()) for p in pieces if _TRAILING_ASKED.sub("", p.strip())]
+    texts = [(_TRAILING_ASKED.sub("", p.strip()), p.strip()) for p in pieces]
+    return [t + "?" if len(strong) > 1 and typed.endswith("?") and _A_QUESTION.match(t) else t  # ("how old are you? |
+            for t, typed in texts if t]  # what is your age?": texts that are questions keep their mark)
 
 
 

@@ -71,6 +71,8 @@ def is_question(line: str, table: Mapping[str, Command]) -> bool:
     if not stripped:
         return False
     first = stripped.split()[0]
+    if re.match(r"word[- ]?pieces?\b", stripped, re.I):  # "word pieces of X": what `tokenize` shows, not `word`
+        return True
     if first.lower() in table or not re.match(r"[A-Za-z'\"“‘`]|[23]d\b", first, re.I):
         return False
     if first.lower().rstrip(",.!") in slots.ASKING:  # "ok back to the pair": a word of a sentence, not a typo of `tok`

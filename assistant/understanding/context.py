@@ -39,7 +39,7 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
 #: (The first part reads ahead only: "the same corpus and number of sentences" keeps both.)
 _SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus|top|k|seed|threshold)\b)|"
-                   r"\b(?:the\s+)?same\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
+                   r"\b(?:(?:the\s+)?same|that\s+many)\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
                    r"sentence\s+count|"
                    r"sample(?:\s+size)?)\b", re.I)
 #: "with those same settings", "the same parameters": every setting of the previous command that a command takes.
@@ -61,6 +61,8 @@ _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actu
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
 _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|answer|result|texts?|sentences?))\b",
                      re.I)
+#: "do that for 'A' and 'B'": the previous command pointed at, on new texts (not the texts to add them to).
+_DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
                          r"(?:for\W+|with\W+)?"
@@ -265,7 +267,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     named_as = {w for o in spec.options for w in spoken.option_names(spec, o) if w.isalpha()}  # "switch the projection"
     leftover = " ".join(w for w in leftover.split() if w.lower().strip(",.?!") not in named_as)
     # "that with 'a bird'", "add a third one: The milk has gone sour."
-    adding = (read.given or ":" in read.rest) and bool(_REFERS.search(fill.before_colon(read.rest))
+    adding = (read.given or ":" in read.rest) and bool(_REFERS.search(_DO_THAT.sub(" ", fill.before_colon(read.rest)))
                                                         or _ADDS.search(read.rest))
     # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
     opened = re.sub(r"^\W*(?:(?:and|so|but|ok|okay|now|then)\W+)+", "", plain, flags=re.I)  # "and why that fill?"
@@ -372,8 +374,8 @@ def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]
     'river'")."""
     if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]
+    last_word = before[0] if before and " " not in before[0] else ""  # (`static` may have run on sentences alone)
     if spec.texts.word_first and len(read.texts) >= 2 and all(" " in t for t in read.texts) and (
-            word := slots.shared_word(f"{slots.quoted_free(read.rest)} {before[0] if before else ''}",
-                                      list(read.texts), slots.ASKING)):
+            word := slots.shared_word(f"{slots.quoted_free(read.rest)} {last_word}", list(read.texts), slots.ASKING)):
         return [word, *read.texts]  # "now bank in 'A' and 'B'"; the word before, when each new sentence holds it
     return list(read.texts)
