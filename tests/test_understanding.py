@@ -862,7 +862,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # sentences"; "word pieces" is `tokenize`'s
     (["compare It is sunny. | It is bright. --pool max"], "do that for 'It is dark.' and 'It is dim.'",
      "compare It is dark. | It is dim. --pool max"),
-    ([], "why similar: where do you live? | what is your address?", "why where do you live? | what is your address?"),
+    (["compare It is dark. | It is dim. --pool max"], "why similar: where do you live? | what is your address?",
+     "why where do you live? | what is your address?"),  # (texts that ask, typed after a colon: theirs, in the page)
     (["static A man plays guitar. | Someone strums a guitar."], "now 'A guitar solo.' and 'The guitar is broken.'",
      "static A guitar solo. | The guitar is broken."),
     (["probe --sentences 40"], "and how alike are the layers on that many sentences?", "cka --sentences 40"),
