@@ -177,7 +177,7 @@ class Word(Command[Any, WordInContext]):
         if slots.word_first and not slots.has_mask:
             return WORD_FIRST_BONUS
         if slots.quoted and slots.word is None and len(slots.sentences) >= 2:
-            shared = shared_word(slots.rest, slots.sentences, asking_words(self.phrasings))
+            shared = slots.word_said_outside(asking_words(self.phrasings))
             return -WORD_FIRST_BONUS if shared is None else WORD_FIRST_BONUS / 2  # ("does mouse differ in 'A' and
         return 0.0  # 'B'?": a word said outside the quotes that each of them holds)
 
@@ -268,8 +268,7 @@ class Static(Command[Any, Any]):
         if slots.has_mask:
             return 0.0
         shaped = 1.0 if slots.word_first else 0.5 if (  # "in glove, is match the same in 'A' and 'B'?"
-            slots.quoted and slots.word is None and len(slots.sentences) >= 2
-            and shared_word(slots.rest, slots.sentences, asking_words(self.phrasings)) is not None) else 0.0
+            slots.word_said_outside(asking_words(self.phrasings)) is not None) else 0.0
         glove = re.search(r"\bglove\b", NOT_GLOVE.sub(" ", slots.rest), re.I) is not None
         return shaped * WORD_FIRST_BONUS * (1.5 if glove else 0.5)
 

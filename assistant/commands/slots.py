@@ -131,6 +131,13 @@ class Slots:
         return bool(self.quoted and self.word is not None and len(self.sentences) >= 2
                     and all(self.word.lower() in s.lower() for s in self.sentences))
 
+    def word_said_outside(self, asking: frozenset[str], also: str = "") -> str | None:
+        """The word said outside two or more quoted sentences that each hold it ("is bat the same in 'A' and 'B'?"),
+        or ``also``'s when none is: `word`'s and `static`'s shape with the word unquoted."""
+        if not self.quoted or self.word is not None or len(self.sentences) < 2:
+            return None
+        return shared_word(f"{self.rest} {also}", self.sentences, asking)
+
     @property
     def has_mask(self) -> bool:
         return any("[MASK]" in t for t in self.texts)

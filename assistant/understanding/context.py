@@ -112,8 +112,7 @@ def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     """Whether the question quotes a word of the previous texts ("the word 'pitch'", "does 'crane' get the same
     vector in both of them?"), or says one outside new quoted sentences that each holds ("is bat the same in 'A' and
     'B'?"): a word to follow through them, not a text to add."""
-    if len(read.texts) >= 2 and all(" " in t for t in read.texts) and slots.shared_word(
-            slots.quoted_free(read.rest), list(read.texts), slots.ASKING) is not None:
+    if read.word_said_outside(slots.ASKING) is not None:
         return True
     inside = read.word is not None and bool(texts) and all(
         re.search(rf"(?<![\w-]){re.escape(read.word)}(?![\w-])", t, re.I) for t in texts)
@@ -375,7 +374,6 @@ def _new_texts(spec: Command, before: list[str], read: slots.Slots) -> list[str]
     if spec.texts.word_first and read.word is not None and len(read.texts) == 1:
         return [read.word, *before[1:]]
     last_word = before[0] if before and " " not in before[0] else ""  # (`static` may have run on sentences alone)
-    if spec.texts.word_first and len(read.texts) >= 2 and all(" " in t for t in read.texts) and (
-            word := slots.shared_word(f"{slots.quoted_free(read.rest)} {last_word}", list(read.texts), slots.ASKING)):
+    if spec.texts.word_first and (word := read.word_said_outside(slots.ASKING, also=last_word)):
         return [word, *read.texts]  # "now bank in 'A' and 'B'"; the word before, when each new sentence holds it
     return list(read.texts)

@@ -192,10 +192,10 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         spec.texts.most == 0 and _ON_THAT.search(slots.rest) is not None) else {}
     asked = asking_words(spec) | {"every", "any", "all"} if spec.followed else frozenset()  # ("the raw attention
     # of every head"; not `model`'s or `help`'s texts, which are names: "switch to mpnet")
-    own = not referred and spec.question_texts(slots, table) is not None  # the command's own reading found them
     if previous and not slots.quoted and not referred and (all(only_filler(t, asked) for t in texts) or texts and (
             not slots.given and (_ASKS.match(texts[0]) or (_ASKS.match(question.strip()) or spec.followed
-                                                           and _ASKS_OF.match(question)) and not own))):
+                                                           and _ASKS_OF.match(question))
+                                 and spec.question_texts(slots, table) is None))):  # (not the command's own reading)
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
