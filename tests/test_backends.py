@@ -10,6 +10,10 @@ also in a process that never loaded it.
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -142,3 +146,37 @@ def test_several_batches_run_on_one_session_per_core_and_give_each_text_its_own_
     for (ours, _), (theirs, _) in zip(side_by_side, one_by_one, strict=True):
         assert ours.shape == theirs.shape
         torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_kept_exports_stay_bounded_and_none_in_use_is_removed(tiny, tmp_path, monkeypatch):
+    """Each model location, weights' date and library version has its own export in the temporary folder; a new
+    one removes the least recently used beyond ``KEPT_EXPORTS`` (a machine that served many clones held 6 GB of
+    them), never one a process used within the hour, and a process whose export went before it opened it makes
+    it again instead of failing."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    root = tmp_path / "assistant-onnx"
+    now = time.time()
+
+    def kept_folder(name: str, age_s: float) -> Path:
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "float.onnx").write_bytes(b"an earlier export")
+        os.utime(folder, (now - age_s, now - age_s))
+        return folder
+
+    stale = [kept_folder(f"minilm-stale{i}", 86400 * (2 + i)) for i in range(3)]  # earlier clones', unused for days
+    in_use = [kept_folder(f"minilm-inuse{i}", 600 + i) for i in range(onnx_int8.KEPT_EXPORTS)]  # minutes ago
+    made = Path(str(onnx_int8.export_onnx(tiny, int8=False)))
+    assert made.is_file() and made.parent.parent == root
+    assert set(root.iterdir()) == {made.parent, *in_use}  # more than KEPT_EXPORTS, but none of those idle
+    for folder in stale:
+        assert not folder.exists()
+    os.utime(made.parent, (now - 86400, now - 86400))
+    assert onnx_int8.kept_export(tiny, int8=False) == str(made)  # a later process takes it: dated now
+    assert made.parent.stat().st_mtime > now - 60
+    backend = OnnxBackend.lazy(tiny, min_rows=1)
+    made.unlink()  # removed (by another process's pruning, or the system's) before this one opened it
+    tiny.state.backend = backend
+    tiny.state.encoding_cache.clear()
+    states = encode(tiny, TEXTS)
+    assert backend.path == str(made) and made.is_file() and states[0].hidden_states.shape[0] == 3

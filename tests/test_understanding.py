@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -1301,14 +1302,20 @@ def test_help_finds_the_command_named_in_its_text(hub):
 
 def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what_it_learnt_changes(
         hub, tmp_path, monkeypatch):
-    from assistant.understanding import router
+    from assistant.understanding import kept_index, router
     from assistant.understanding.examples import Example
 
     rows = (TABLE["compare"], TABLE["mask"], TABLE["attend"])
     lm = router.routing_model(hub, "minilm")
+    now = time.time()
+    stale = [tmp_path / f"minilm-stale{i}.pickle" for i in range(kept_index.KEPT_INDEXES + 1)]
+    for age, path in enumerate(stale):  # earlier clones' and libraries' indexes, none read for days
+        path.write_bytes(b"an earlier index")
+        os.utime(path, (now - 86400 * (2 + age),) * 2)
     made = router._Index.build(rows, lm, tmp_path)
-    kept = list(tmp_path.glob("*.pickle"))
-    assert len(kept) == 1
+    kept = [p for p in tmp_path.glob("*.pickle") if p not in stale]
+    assert len(kept) == 1  # and the folder stays bounded: the least recently used go
+    assert set(tmp_path.glob("*.pickle")) == {*kept, *stale[:kept_index.KEPT_INDEXES - 1]}
     asked = [(router.frame(e.question), rows.index(TABLE[e.command]))
              for e in examples(TABLE) if TABLE[e.command] in rows]
     learnt = list(zip(made.phrasings, made.owner))
@@ -1324,7 +1331,8 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     monkeypatch.setattr(router, "examples", lambda table: (*examples(table), Example("how alike are X and Y?",
                                                                                        "compare")))
     grown = router._Index.build(rows, lm, tmp_path)  # one more asked question: made again, kept beside the first
-    assert len(grown.phrasings) == len(made.phrasings) + 1 and len(list(tmp_path.glob("*.pickle"))) == 2
+    assert len(grown.phrasings) == len(made.phrasings) + 1 and kept[0].is_file()  # kept beside the first
+    assert len(list(tmp_path.glob("*.pickle"))) == kept_index.KEPT_INDEXES
     kept[0].write_bytes(b"not a pickle")  # a damaged file is made again, not an error
     monkeypatch.undo()
     assert router._Index.build(rows, lm, tmp_path).vectors.equal(made.vectors)

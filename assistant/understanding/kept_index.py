@@ -1,5 +1,6 @@
 """Where a routing index is kept between processes: a pickle per model and per set of examples, in the folder
-``ASSISTANT_ROUTER_DIR`` names, keyed by everything it was made from."""
+``ASSISTANT_ROUTER_DIR`` names, keyed by everything it was made from; the :data:`KEPT_INDEXES` most recently used
+stay (an older one is removed when a new one is written)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from pathlib import Path
 
 import torch
 
+from tools.core import kept
 from tools.corpus.files import atomic_write
 from tools.models.hub import LoadedModel
 
 #: What a kept file holds, in words: a file of another layout is never read (it is made again).
 LAYOUT = "one vector per distinct phrasing and row; the words and classifier of every phrasing said"
+#: How many kept indexes the folder holds (13 MB each for MiniLM): one per model and set of examples in use.
+KEPT_INDEXES = 8
 
 
 def key(lm: LoadedModel, made: Sequence[str]) -> str:
@@ -33,9 +37,11 @@ def read(path: Path) -> tuple | None:
     The file is a pickle in the user's own folder (made private when created), written by this code only."""
     try:
         with path.open("rb") as handle:
-            return pickle.load(handle)  # noqa: S301 - the user's own cache, see above
+            parts = pickle.load(handle)  # noqa: S301 - the user's own cache, see above
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
         return None
+    kept.used(path)
+    return parts
 
 
 def write(path: Path, parts: tuple) -> None:
@@ -45,3 +51,4 @@ def write(path: Path, parts: tuple) -> None:
         atomic_write(path, lambda handle: pickle.dump(parts, handle, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         return
+    kept.prune(path.parent, KEPT_INDEXES, "*.pickle")

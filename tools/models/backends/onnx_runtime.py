@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from tools.core import kept
 from tools.models.backends import EncoderModel
 from tools.models.backends.torch_fp32 import TorchBackend
 from tools.models.names import file_name
@@ -41,6 +42,9 @@ ONNX_OUTPUTS = ("hidden_states", "last_hidden_state")
 #: across the two sessions gained only 6%. Measured on 2 cores only: above 4 cores each worker gets
 #: several threads (and each worker's session holds its own copy of the weights).
 MAX_WORKERS = 4
+#: How many models' exports the temporary folder keeps (the most recently used; each holds a float and maybe an
+#: int8 file, 90 and 60 MB for MiniLM): older ones go when a new export is made.
+KEPT_EXPORTS = 6
 
 
 class OnnxBackend:
@@ -80,14 +84,17 @@ class OnnxBackend:
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = threads
                 options.inter_op_num_threads = 1
+                path = str(self.path)
                 self._sessions[threads, worker] = onnxruntime.InferenceSession(
-                    self.path, options, providers=["CPUExecutionProvider"])
+                    path, options, providers=["CPUExecutionProvider"])
+                kept.used(Path(path).parent)
             return self._sessions[threads, worker]
 
     def _ready(self, rows: int) -> bool:
         """Whether this pass runs in ONNX Runtime, exporting the model first when it is the first large one."""
-        if self.path is not None:
+        if self.path is not None and (self._sessions or Path(self.path).is_file()):
             return True
+        self.path = None  # an export removed from the temporary folder before any session read it: made again
         if self._export is None or rows < self._min_rows:
             return False
         with self._lock:
@@ -193,7 +200,10 @@ def _export_path(lm: Any, int8: bool) -> Path | None:
 def kept_export(lm: Any, int8: bool) -> str | None:
     """The path of an export an earlier pass (of this process or another) already made, else None."""
     path = _export_path(lm, int8)
-    return str(path) if path is not None and path.is_file() else None
+    if path is None or not path.is_file():
+        return None
+    kept.used(path.parent)
+    return str(path)
 
 
 def export_onnx(lm: Any, int8: bool) -> str | None:
@@ -203,7 +213,8 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
     (L+1, batch, tokens, hidden); for ``int8`` its MatMuls are then quantised dynamically
     by ONNX Runtime (per-channel int8 weights). The file lives in a temporary folder keyed
     by the model's folder, its weights' dates and the library versions, so later
-    processes reuse it; nothing is written into the project. Attention weights are
+    processes reuse it; the :data:`KEPT_EXPORTS` most recently used models' exports stay there (older ones are
+    removed when a new one is made); nothing is written into the project. Attention weights are
     not exported: passes that need them stay on the PyTorch encoder.
     """
     try:
@@ -215,6 +226,7 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
     if final is None:
         return None
     if final.is_file():
+        kept.used(final.parent)
         return str(final)
     target = final.parent
     names = [n for n in ONNX_INPUTS if n == "input_ids" or n in lm.tokenizer.model_input_names]
@@ -231,6 +243,7 @@ def export_onnx(lm: Any, int8: bool) -> str | None:
         for f in work.iterdir():
             f.unlink()
         work.rmdir()
+        kept.prune(target.parent, KEPT_EXPORTS)
     except Exception as exc:  # an architecture the exporter cannot trace keeps the PyTorch path
         log.warning("ONNX export of %s failed (%s); staying on PyTorch", lm.name, exc)
         return None
