@@ -5,7 +5,9 @@
   ``kept_index``: where the router's index is kept between processes.
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
-  (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words.
+  (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words;
+  ``models_said``: the model a question names for an option that takes models; ``spans``: the patterns (compiled
+  once) and the spans of a question a reading cuts out.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
   ``reset``: options a follow-up sets back to their default ("back to the last layer");

@@ -13,6 +13,7 @@ from assistant.session import Session
 from assistant.sharing.links import merged_line
 from assistant.understanding.context import previous_command, sounds_like_follow_up
 from assistant.understanding.facts import Understanding
+from assistant.understanding.models_said import takes_models
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -52,9 +53,9 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
         other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
     else:
         return None
-    own = next((o for o in spec.options if spoken.takes_models(o)), None)
+    own = next((o for o in spec.options if takes_models(o)), None)
     said = spoken.read(read.rest, spec, own_model=session.model or settings.model).options  # "and the attributions"
-    also = {o.dest: said[o.name] for o in spec.options if o.name in said and not spoken.takes_models(o)}
+    also = {o.dest: said[o.name] for o in spec.options if o.name in said and not takes_models(o)}
     if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
         try:
             line = merged_line(previous, Invocation("again", [], {**also, own.dest: other}), table, settings)

@@ -21,6 +21,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import META, merged_line, option_values, previous_line
 from assistant.understanding.facts import Understanding
+from assistant.understanding.models_said import takes_models
 from assistant.understanding.reset import back_to_default
 from assistant.understanding.words import ASIDE, OPENING
 from tools.core.config import Settings
@@ -247,7 +248,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
     own_word = not spec.texts.word_first and _a_word_of(read, question, before.texts)  # "the word 'pitch' in both"
     models = len({slots.model_name(m) for m in slots.MODEL.finditer(read.rest)}) > 1 and any(
-        spoken.takes_models(o) and "," in o.usage() for o in spec.options)  # "compare minilm and mpnet there"
+        takes_models(o) and "," in o.usage() for o in spec.options)  # "compare minilm and mpnet there"
     another = (_starts_with_another(question, spec, table) and not models) or _verb_of_another(
         read.rest, spec, table) or (read.quoted and (_names_another(read.rest, spec, table) or own_word))
     if another and not swap:
@@ -352,7 +353,7 @@ def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model
         option = spec.option(name)
         if option is None or option.is_flag or "," not in option.usage():
             continue
-        old = had.get(name) or (own_model if spoken.takes_models(option) else "")
+        old = had.get(name) or (own_model if takes_models(option) else "")
         if old:
             out[name] = ",".join(dict.fromkeys([*old.split(","), *value.split(",")]))
     return out

@@ -4,7 +4,9 @@ and head again"): read by :func:`back_to_default`, which `again` then merges (``
 from __future__ import annotations
 
 from assistant.commands.base import Command
-from assistant.understanding.spoken import Spoken, compiled, option_names, takes_models
+from assistant.understanding.models_said import takes_models
+from assistant.understanding.spans import compiled
+from assistant.understanding.spoken import Spoken, option_names
 from assistant.understanding.words import ALONE, EVERY_ONE, LAST_ONE, RESET, WHOLE_LAYER
 
 #: Where a reset was said, while :func:`back_to_default` reads on ("every layer and head": the head after it too).

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from assistant.commands.base import Command
-from assistant.commands.options import Number, Option, ParamType
-from assistant.commands.slots import INT8, MODEL, model_name
+from assistant.commands.options import Number, Option
+from assistant.understanding.models_said import model_said, takes_models
 from assistant.understanding.numbers import in_digits
+from assistant.understanding.spans import compiled, overlaps, with_lead
 from assistant.understanding.words import (
     ASIDE,
     BETWEEN,
@@ -25,7 +26,6 @@ from assistant.understanding.words import (
     EVERY,
     FLAG_WORDS,
     JOIN,
-    LEAD,
     NAME_AT_END,
     NAME_LEAD,
     NAME_WORDS,
@@ -34,16 +34,12 @@ from assistant.understanding.words import (
     NOT_NAMES_AT_END,
     NUMBER,
     OPTION_WORDS,
-    RATHER,
     REPLACED,
     VALUE_WORDS,
 )
-from tools.models.names import FAST_SUFFIX
 
 #: Characters around a choice within which a word naming its option counts.
 WINDOW = 24
-#: What a model is compared with follows ("with the default minilm's", "against minilm").
-_COMPARED = r"\b(?:with|against|to|vs\.?|versus|beside|next\s+to)\s+(?:the\s+)?(?:default\s+)?$"
 
 
 @dataclass
@@ -53,12 +49,6 @@ class Spoken:
 
     options: dict[str, str] = field(default_factory=dict)
     rest: str = ""
-
-
-@functools.cache
-def compiled(pattern: str) -> re.Pattern[str]:
-    """A pattern compiled once (case-insensitive): a question is read with several hundred of them."""
-    return re.compile(pattern, re.I)
 
 
 def read(text: str, spec: Command, own_model: str | None = None,
@@ -71,7 +61,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
     cuts: list[tuple[int, int]] = []
 
     def keep(option: Option, value: str, span: tuple[int, int], *more: tuple[int, int]) -> None:
-        if option.name in found or (any(_overlaps(s, cuts) for s in (span, *more))
+        if option.name in found or (any(overlaps(s, cuts) for s in (span, *more))
                                     and not option.is_flag):  # "truncated at 10": both
             return
         if not option.accepts(value):
@@ -84,24 +74,24 @@ def read(text: str, spec: Command, own_model: str | None = None,
         for pattern in patterns:
             for m in pattern.finditer(text):
                 if m.re.groupindex.get("mid") and m.group("mid"):  # "500 stsb-dev pairs": the middle stays
-                    keep(option, in_digits(m.group(1)), _with_lead(text, m.start(), m.start("mid")),
+                    keep(option, in_digits(m.group(1)), with_lead(text, m.start(), m.start("mid")),
                          (m.end("mid"), m.end()))
                 else:
-                    keep(option, in_digits(m.group(1)), _with_lead(text, *m.span()))
+                    keep(option, in_digits(m.group(1)), with_lead(text, *m.span()))
     for option in spec.options:  # a value said by a name of its own ("the embedding layer": layer 0)
         for said, value in VALUE_WORDS.get(option.name, ()):
             if (m := compiled(said).search(text)) and found.get(option.name) == value:
-                cuts.extend([] if _overlaps(m.span(), cuts) else [_with_lead(text, *m.span())])  # said twice: "the
+                cuts.extend([] if overlaps(m.span(), cuts) else [with_lead(text, *m.span())])  # said twice: "the
             elif m:  # embedding layer (hidden state 0)"
-                keep(option, value, _with_lead(text, *m.span()))
+                keep(option, value, with_lead(text, *m.span()))
     no_texts = spec.texts.most == 0
     fractional = [o for o in spec.options if isinstance(o.type, Number) and not o.type.whole]
     decimal = list(compiled(r"(?<![\w.,-])\d*\.\d+(?![\w.-])").finditer(text))
     if len(fractional) == 1 and len(decimal) == 1 and fractional[0].name not in found:  # "dedupe at 0.98"
-        keep(fractional[0], decimal[0].group(0), _with_lead(text, *decimal[0].span()))
+        keep(fractional[0], decimal[0].group(0), with_lead(text, *decimal[0].span()))
     named = [o for o in spec.options if _counts(o) and o.name not in found and o.name != count_option(spec)
              and _named_by(spec, o).search(text)]
-    whole = [m for m in compiled(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not _overlaps(m.span(), cuts)]
+    whole = [m for m in compiled(r"(?<![\w.,#-])\d+(?![\w.,])").finditer(text) if not overlaps(m.span(), cuts)]
     if len(named) == 1 and len(whole) == 1:  # "a different seed for the baseline, say 11": the one number left
         word = min(m.start() for w in option_names(spec, named[0]) if (m := compiled(rf"\b{w}\b").search(text)))
         keep(named[0], whole[0].group(0), (min(word, whole[0].start()), max(word, whole[0].end())))
@@ -115,12 +105,12 @@ def read(text: str, spec: Command, own_model: str | None = None,
                     if before or after:
                         keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
                     else:
-                        keep(option, "", _with_lead(text, *m.span()))
-        elif takes_models(option) and (model := _model(text, option, own_model)) is not None:
+                        keep(option, "", with_lead(text, *m.span()))
+        elif takes_models(option) and (model := model_said(text, option, own_model)) is not None:
             value, span = model
             if value:
                 keep(option, value, span)
-            elif not _overlaps(span, cuts):
+            elif not overlaps(span, cuts):
                 cuts.append(span)  # the conversation's own model, said as the subject: nothing to set
         else:
             if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()), no_texts)
@@ -180,7 +170,7 @@ def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
         for m in compiled(pattern).finditer(text):
             if m.group("v").lower() not in NOT_NAMES:  # row ids in words: "1, 5 and 20-40", "1 to 500"
                 value = re.sub(r"\s*\bto\b\s*", "-", re.sub(r"\s*(?:,\s*and\b|\band\b|&)\s*", ",", m.group("v")))
-                return value.replace(" ", "").replace("#", ""), _with_lead(text, *m.span())
+                return value.replace(" ", "").replace("#", ""), with_lead(text, *m.span())
     return None
 
 
@@ -189,7 +179,7 @@ def _at_end(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
     for pattern in NAME_AT_END.get(option.name, ()):
         m = compiled(pattern).search(text)
         if m and m.group("v").lower() not in NOT_NAMES | NOT_NAMES_AT_END:
-            return m.group("v"), _with_lead(text, m.start(), m.end("v"))
+            return m.group("v"), with_lead(text, m.start(), m.end("v"))
     return None
 
 
@@ -208,31 +198,7 @@ def _known(text: str, names: Sequence[str], no_texts: bool = False) -> tuple[str
                   r"(?![\w-]|\.\w)", text, re.I)
     if m is None:
         return None
-    return next(n for n in said if n.lower() == m.group(1).lower()), _with_lead(text, m.start(1), m.end(1))
-
-
-def _model(text: str, option: Option, own_model: str | None) -> tuple[str, tuple[int, int]] | None:
-    """The model (or models) said for an option that takes them, and where: the int8 path of the conversation's
-    own model for "its int8 version"; the conversation's own model named as the subject ("does minilm encode
-    X?"), not after a word that compares ("with minilm's"), is said and sets nothing (an empty value)."""
-    named = [m for m in MODEL.finditer(text) if not compiled(RATHER).search(text[:m.start()])]
-    several = "," in option.usage()
-    names = list(dict.fromkeys(model_name(m) for m in named))
-    if not several and own_model is not None:  # another model named beside it, else its own said as compared with
-        names = [n for n in names if n != own_model] or [
-            own_model for m in named if model_name(m) == own_model and compiled(_COMPARED).search(text[:m.start()])]
-    fast = INT8.search(text)
-    if not names and fast and own_model is not None and not own_model.endswith(FAST_SUFFIX):
-        return own_model + FAST_SUFFIX, _with_lead(text, *fast.span())  # "does the int8 model agree?"
-    if not named:
-        return None
-    value = ",".join(names) if several else names[-1] if names else ""
-    return value, _with_lead(text, (named[0] if several else named[-1]).start(), named[-1].end())
-
-
-def takes_models(option: Option) -> bool:
-    """Whether an option's value is a model name (or names): a free-text option whose help speaks of models."""
-    return type(option.type) is ParamType and re.search(r"\bmodels?\b", option.help) is not None
+    return next(n for n in said if n.lower() == m.group(1).lower()), with_lead(text, m.start(1), m.end(1))
 
 
 def _counts(option: Option) -> bool:
@@ -369,10 +335,10 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
                 continue  # (inside a longer choice; "every strategy, not just last", "max instead of cls", "mean
                 # pooling replaced by max")
             if m.group(0).lower() not in COMMON and alias not in COMMON:
-                return _with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
+                return with_lead(text, m.start(), _with_names(text, m, spec, option)[1])
             span = _with_names(text, m, spec, option)
             if span != m.span():
-                return _with_lead(text, *span)
+                return with_lead(text, *span)
     return None
 
 
@@ -388,12 +354,3 @@ def _with_names(text: str, m: re.Match, spec: Command, option: Option) -> tuple[
             if 0 <= m.start() - n.end() <= WINDOW or 0 <= n.start() - m.end() <= WINDOW and word not in _LEADING:
                 return min(start, n.start()), max(end, n.end())
     return start, end
-
-
-def _with_lead(text: str, start: int, end: int) -> tuple[int, int]:
-    lead = compiled(rf"{LEAD}$").search(text[:start])
-    return (lead.start() if lead else start), end
-
-
-def _overlaps(span: tuple[int, int], cuts: list[tuple[int, int]]) -> bool:
-    return any(span[0] < end and start < span[1] for start, end in cuts)
