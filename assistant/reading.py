@@ -81,7 +81,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
             inside = meant.verb == inv.verb and all(  # (a word's other form: "help with tokenizing")
                 t[:max(4, len(t) - 2)].lower() in " ".join(inv.texts).lower() for t in meant.texts)
-            textless = TABLE[meant.verb].texts.most == 0  # ("project the vocabulary": `vocab`)
+            textless = TABLE[meant.verb].texts.most == 0 or not meant.texts and only_filler(  # ("project the
+                " ".join(inv.texts), asking_words(TABLE[meant.verb]))  # vocabulary": `vocab`; "probe the layers")
             if alias or said or quoted or framed or back or redo or (led and inside) or (named and textless):
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)

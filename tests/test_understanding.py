@@ -56,7 +56,8 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh42": (0.96, 0.93), "fresh43": (0.96, 0.94), "fresh44": (0.96, 0.92), "fresh45": (0.97, 0.96),
           "fresh46": (0.96, 0.93), "fresh47": (0.97, 0.94), "fresh48": (0.96, 0.94), "fresh49": (0.97, 0.96),
           "fresh50": (0.97, 0.95), "fresh51": (0.97, 0.95), "fresh52": (0.95, 0.93), "fresh53": (0.96, 0.93),
-          "fresh54": (0.96, 0.94), "fresh55": (0.95, 0.92), "fresh56": (0.95, 0.93), "fresh57": (0.97, 0.95),
+          "fresh54": (0.96, 0.94), "fresh55": (0.97, 0.96), "fresh56": (0.95, 0.93), "fresh57": (0.97, 0.95),
+          "fresh58": (0.97, 0.94), "fresh59": (0.96, 0.95),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -872,6 +873,36 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # new sentences that share a word said outside them, in a conversation: that word's command, not a follow-up
     (["compare It is late. | It is early."], "in glove, is bark the same in 'The dog will bark.' and 'Tree bark is "
                                              "rough.'?", "static bark | The dog will bark. | Tree bark is rough."),
+    # "the pair" points back; "each token's"; words that matter for a score are `why`'s; "keeping" wraps a change;
+    # "two masks" count no guesses; a word for a word unquoted; "how about 'X' instead of the first one"
+    (["compare The bus is late. | The train is late."], "plot the attention over the pair",
+     "attend The bus is late. | The train is late."),
+    (["tokenize The moon is bright."], "and the norm of each token's vector please", "embed The moon is bright."),
+    ([], "what words matter for how similar \"a red car\" and \"a crimson auto\" are at layer 2?",
+     "why a red car | a crimson auto --layer 2"),
+    (["word bank | The bank is open. | We sat on the bank. --strategy first"],
+     "the same with glove, keeping the first-layer strategy",
+     "static bank | The bank is open. | We sat on the bank. --strategy first"),
+    ([], "fill these two masks: A [MASK] sat on a [MASK].", "mask A [MASK] sat on a [MASK]."),
+    (["mask The [MASK] of Spain is Madrid."], "now Portugal instead of Spain",
+     "mask The [MASK] of Portugal is Madrid."),
+    (["compare It is cold. | It is freezing."], "how about 'It is chilly.' instead of the first one",
+     "compare It is chilly. | It is freezing."),
+    # the causal mask turned off; new words after "for"; a list grown in the help's order; the same command asked
+    # again keeps its settings but its count; Ray "at auto"; "list them" after corpora; "same for NAME"; links
+    (["selfattn The king ruled the land. --causal"], "now without the mask", "selfattn The king ruled the land."),
+    (["contextuality"], "only for river and money", "contextuality river | money"),
+    (["benchmark --pool cls,max"], "add mean too", "benchmark --pool cls,mean,max"),
+    (["benchmark --data stsb-test --sample 200"], "count pairs as paraphrases from a gold score of 4",
+     "benchmark --data stsb-test --threshold 4"),
+    ([], "load notes.parquet with ray at auto", "corpus load notes.parquet --address auto --engine ray"),
+    (["corpus load faq.csv --name faq"], "ok list them", "corpus"),
+    (["duplicates --corpus reviews"], "same for faq", "duplicates --corpus faq"),
+    (["compare A cat sat. | A dog sat.", "why A cat sat. | A dog sat."], "links for those?", "history"),
+    # a typed line whose texts are only the command's own words; "the NAME one" of a corpus an earlier line named
+    ([], "probe the sentences", "probe"),
+    (["corpus load faq.csv --name faq", "corpus load notes.csv --name notes"], "please drop the faq one",
+     "corpus drop faq"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

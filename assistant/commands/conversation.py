@@ -78,6 +78,8 @@ class Again(Command[Any, Result]):
 @register
 class History(Command[Any, Result]):
     name, aliases = "history", ("log", "hist")
+    terms = ("permalinks?",
+             r"links?\s+(?:to|for|of)\s+(?:those|these|them|the\s+(?:last|previous|earlier)|my|each|all|both)")
     summary = "this conversation's commands, each with its permalink (a link that re-runs it)"
     examples = ("history",)
     phrasings = (

@@ -84,7 +84,9 @@ class Compare(Command[Any, Comparison]):
 class Why(Command[Any, Any]):
     name, aliases = "why", ("explain", "attribute")
     terms = ("integrated gradients", "attributions?", "responsible for", "token-pair contributions?",
-             r"(?:which|what)\s+(?:input\s+)?(?:tokens|words)\s+(?:drive|drives|drove|make|made|cause|caused)")
+             r"(?:which|what)\s+(?:input\s+)?(?:tokens|words)\s+(?:drive|drives|drove|make|made|cause|caused)",
+             r"(?:tokens|words)\s+(?:that\s+)?matter(?:s|ed)?\s+(?:most\s+)?(?:for|to)\s+(?:the\s+|their\s+|its\s+|"
+             r"how\s+)?(?:similar|cosine|score|match)")
     summary = ("which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
                "add up to the cosine; for cls / max pooling integrated gradients with a completeness check")
     texts = Texts(2, 2, "two texts separated by `|`", "a | b")

@@ -136,6 +136,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
              or named.acted_on(question, session, table, settings)
+             or named.listed(question, session, table)
              or helping.asked_of_the_last(question, session, table, settings)
              or helping.help_next(question, session, table))
     if alone is not None:
@@ -158,11 +159,14 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
             if before is not None and before.texts else routing.best.spec)
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
-    try:
+    shared = context.shared_options(question, before, spec, table)
+    again = {k: v for k, v in shared.items() if k != spoken.count_option(spec)} if (  # its settings but its count
+        before is not None and before.verb == spec.name and spec.texts.most == 0) else {}  # stay for the same
+    try:  # command asked again ("count a pair from gold 4.5" after `benchmark --data stsb-test`)
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried={**named.previous_corpus(spec, before),
+                             carried={**named.previous_corpus(spec, before), **again,
                                       **context.carried(question, spec, before, session, settings, table)},
-                             shared=context.shared_options(question, before, spec, table),
+                             shared=shared,
                              known=named.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
         runner = _without_texts(question, routing, table, before)  # "compare every layer with every other": `cka`

@@ -68,6 +68,10 @@ _DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
                          r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
+#: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
+#: `contextuality`); what comes before them only wraps the change.
+_WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+                        r"[A-Za-z][\w'-]*)*)\W*", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: One new word added to the previous texts, said alone ("add spring", "and include light too").
@@ -294,7 +298,15 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     elif (spec.texts.word_first and not said.options and (alone := _WORD_ALONE.fullmatch(plain))
           and alone.group(1).lower() not in table and not fill.only_filler(alone.group(1))):
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
+    elif (not said.options and (listed := _WORDS_FOR.fullmatch(plain)) and fill.only_filler(listed.group(1))
+          and not spec.texts.word_first and spec.texts.most != 0 and all(" " not in t for t in before.texts)):
+        texts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(2))
+        texts = [] if any(fill.only_filler(t) or t.lower() in table for t in texts) else texts  # (not "for them")
     had = option_values(before, spec)
+    if (not said.options and not texts and spec.texts.most == 0 and "corpus" in had and (
+            alone := _WORD_ALONE.fullmatch(plain)) and not fill.only_filler(alone.group(1)) and alone.group(1).lower()
+            not in table):
+        said.options["corpus"] = alone.group(1)  # "same for tickets" after `clusters --corpus reviews`
     number = numbers.number_in(read.rest) if not said.options and not texts else None
     if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
@@ -354,8 +366,12 @@ def _grown(said: Mapping[str, str], before: Invocation, spec: Command, own_model
         if option is None or option.is_flag or "," not in option.usage():
             continue
         old = had.get(name) or (own_model if takes_models(option) else "")
+        merged, place = list(dict.fromkeys([*old.split(","), *value.split(",")])), {c: i for i, c in
+                                                                               enumerate(option.choices)}
+        if "," in old and all(v in place for v in merged) and old.split(",") == sorted(old.split(","), key=place.get):
+            merged.sort(key=place.get)  # listed in the help's order before: the one added takes its place there
         if old:
-            out[name] = ",".join(dict.fromkeys([*old.split(","), *value.split(",")]))
+            out[name] = ",".join(merged)
     return out
 
 

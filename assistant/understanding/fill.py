@@ -22,7 +22,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
-                         r"th(?:is|at|ese|ose)\s+(?:sentences?|texts?|pair|one)|"
+                         r"th(?:is|at|ese|ose)\s+(?:sentences?|texts?|pair|one)|the\s+pair|"
                          r"(?:in|of|for)\s+each(?:\s+(?:one|of\s+them|sentence|text))?(?=\W*$)|"
                          r"(?:t?here)(?=\W*$))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
@@ -33,7 +33,7 @@ instead not look thing same check measure measured against each force side by to
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
 chart graph figure picture diagram view flat actual real underlying
-be strict loose lenient actually top seed threshold k""".split()) | slots_mod.ASKING
+be strict loose lenient actually top seed threshold k keep keeping still only""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
@@ -85,8 +85,10 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
 
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
     """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), numbers and
-    ``asking`` (a command's own words: "the raw attention per head" for `attend`)."""
-    return all(w in FILLER or w in asking or numbers.is_number(w) for w in re.findall(r"[\w'-]+", text.lower()))
+    ``asking`` (a command's own words: "the raw attention per head" for `attend`), each also said in the singular
+    or the plural ("the norm of each token" where a phrasing says "norms")."""
+    return all(numbers.is_number(w) or any(v in FILLER or v in asking for v in (w, w + "s", w.removesuffix("s")))
+               for w in (w.removesuffix("'s") for w in re.findall(r"[\w'-]+", text.lower())))  # ("each token's")
 
 
 def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | None:

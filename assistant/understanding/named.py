@@ -138,16 +138,36 @@ _NAMING = (Action.USE, Action.DROP)
 def acted_on(question: str, session: Session, table: Mapping[str, Command],
              settings: Settings) -> Understanding | None:
     """`corpus use|drop NAME` for a question that only says that action of "it" right after a line that named the
-    corpus ("ok switch to it", "drop it" after `corpus load F --name NAME`)."""
-    named = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
-    if "corpus" not in table or named is None or not _IT.search(question):
+    corpus ("ok switch to it", "drop it" after `corpus load F --name NAME`), or of "the NAME one", a corpus an
+    earlier line named ("delete the chats one")."""
+    if "corpus" not in table:
         return None
     action = next((a for a, words in ACTION_WORDS.items() if words.search(question)), None)
-    if action not in _NAMING or not fill.only_filler(ACTION_WORDS[action].sub(" ", _IT.sub(" ", question))):
+    named = _NAMED_CORPUS.match(session.history[-1]) if session.history and action in _NAMING else None
+    said = next((m for n in dict.fromkeys(named_corpora(session)) if action in _NAMING and (
+        m := re.search(rf"(?<![\w-]){re.escape(n)}(?:\s+(?:one|corpus))?(?![\w-])", question))), None)
+    if said is None and (named is None or not _IT.search(question)):
         return None
-    name = named.group(1) or named.group(2)
+    rest = question[:said.start()] + " " + question[said.end():] if said is not None else _IT.sub(" ", question)
+    if action not in _NAMING or not fill.only_filler(ACTION_WORDS[action].sub(" ", rest)):
+        return None
+    name = said.group(0).split()[0] if said is not None else named.group(1) or named.group(2)  # type: ignore[union-attr]
     return Understanding(line=f"corpus {action.value} {name}",
-                         because=f"it asks to {action.value} the corpus the last line named, {code(name, 40)}")
+                         because=f"it asks to {action.value} the corpus {code(name, 40)}, which "
+                                 f"{'an earlier line' if said is not None else 'the last line'} named")
+
+
+#: "list them", "show me all of them": right after a `corpus` line, the corpora (what `corpus` alone lists).
+_LIST_THEM = re.compile(r"^\W*(?:(?:ok|okay|now|and|so|please|can you|could you)[\s,]+)*(?:list|show|see)\s+(?:me\s+)?"
+                        r"(?:them|those|all(?:\s+of\s+them)?|both(?:\s+of\s+them)?|them\s+all)(?:\s+please)?\W*$", re.I)
+
+
+def listed(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """`corpus`, the list of corpora, for "list them" right after a `corpus` line."""
+    if "corpus" not in table or not session.history or not session.history[-1].startswith("corpus") \
+            or not _LIST_THEM.match(question):
+        return None
+    return Understanding(line="corpus", because="it asks for a list right after a line about corpora")
 
 
 #: A question that asks for the last load again with another text column (not "a map coloured by the rating column").

@@ -21,8 +21,9 @@ from tools.core.text import code
 _SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\s+(first|second|third|last)\s+"
                    r"(?:one|sentence|text)\s+(?:for|with|to|by)\b", re.I)
 #: "swap in 'X' for the second one", "try with 'X' instead of the second sentence": the same, said the other way.
-_SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute)\b.*\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+"
-                      r"(first|second|third|last)\s+(?:one|sentence|text)\b", re.I)
+_SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute|(?:what|how)\s+about)\b.*"
+                      r"\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+(first|second|third|last)\s+(?:one|sentence|text)\b",
+                      re.I)
 #: "what if the second one is 'X'", "make the first sentence 'X'": the same, said as what it becomes.
 _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|let|and\s+if|if)?\s*the\s+"
                       r"(first|second|third|last)\s+(?:one|sentence|text)\s+(?:is|was|were|becomes|be|to|=)?\s*['\"“‘]",
@@ -34,6 +35,11 @@ _DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|del
 _WORD_FOR_WORD = re.compile(r"['\"“‘](?P<new>[^'\"”’]+)['\"”’]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|for)\s+"
                             r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]|\b(?:replace|swap|change)\s+['\"“‘](?P<old2>[^'\"”’]+)['\"”’]"
                             r"\s+(?:with|for|to|by)\s+['\"“‘](?P<new2>[^'\"”’]+)['\"”’]", re.I)
+#: The same unquoted, when the question is only that ("now France instead of Italy", "swap cat for dog").
+_BARE_WORD_FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|so|then|try|with|what\s+about|how\s+about)\W+)*(?:"
+                                 r"(?P<new>[\w'-]+)\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[\w'-]+)|"
+                                 r"(?:replace|swap|change)\s+(?P<old2>[\w'-]+)\s+(?:with|for|to|by)\s+(?P<new2>[\w'-]+))"
+                                 r"(?:\s+(?:then|instead|please))?\W*$", re.I)
 #: "what if I mask out 'delicious'?", "hide 'cat'": that word of the previous text masked, for `mask`.
 _MASK_WORD = re.compile(r"\b(?:mask(?:ed|ing)?|hide|blank)\s+(?:out\s+)?(?:the\s+word\s+)?"
                         r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]", re.I)
@@ -89,14 +95,14 @@ def word_replaced(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """The previous command with a word of its texts replaced ("now with 'He' instead of 'She'"), or, for "mask out
     'delicious'", `mask` on the previous text with that word masked."""
-    said = _WORD_FOR_WORD.search(question)
+    said = _WORD_FOR_WORD.search(question) or _BARE_WORD_FOR_WORD.search(question)
     masked = _MASK_WORD.search(question) if said is None else None
     if (said is None and masked is None) or (last := previous_command(session, table)) is None:
         return None
     before = parse(last[0], table, settings)
     old = (said.group("old") or said.group("old2")) if said is not None else masked.group("old")  # type: ignore[union-attr]
     new = (said.group("new") or said.group("new2")) if said is not None else "[MASK]"
-    word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])")
+    word = re.compile(rf"(?<![\w-]){re.escape(old)}(?![\w-])", 0 if said is None or said.re is _WORD_FOR_WORD else re.I)
     if not any(word.search(t) for t in before.texts):
         return None
     texts = [word.sub(new, t, count=1) for t in before.texts]

@@ -309,8 +309,9 @@ def _option_names(spec: Command, option: Option, counts: bool) -> tuple[str, ...
     if counts:
         noun = re.match(r"how many (\w+)", option.help)
         words += [noun.group(1).removesuffix("s") + "s?"] if noun else []
+        per = re.search(r"\bper (\w+)", option.help)  # ("how many candidates per mask": "two masks" counts no guesses)
         words += [n.removesuffix("s") + "s?" for n in (getattr(spec, "name", ""), *getattr(spec, "aliases", ()))
-                  if re.fullmatch(r"[a-z]+", n)]  # "into 3 topics" (`clusters` is also `topics`)
+                  if re.fullmatch(r"[a-z]+", n) and not (per and per.group(1) == n)]  # "into 3 topics" (`topics`)
         words += ["them", "those", "texts?", "entr(?:y|ies)", "items?", "rows"]  # "25 of them", "the 5 weirdest rows"
     return tuple(w.replace(" ", "\\s+") for w in dict.fromkeys(words))
 

@@ -54,7 +54,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
               r"\b(?:one\s+\w+\s+)?(?:per|for\s+each|for\s+every)\s+pooling(?:\s+strateg(?:y|ies))?\b", "all"),),
     "mode": ((r"\b(?:as|like)\s+(?:two|three|four|five|six|\d+)\s+(?:separate\s+|whole\s+)?sentences\b", "sentences"),),
     "address": ((r"\b(?:already[- ]running|existing|running)(?=\s+(?:ray\s+)?cluster\b)|"
-                 r"\bcluster\s+(?:that(?:'s|\s+is)\s+)?(?:already\s+)?(?:up\s+and\s+)?running\b", "auto"),),
+                 r"\bcluster\s+(?:that(?:'s|\s+is)\s+)?(?:already\s+)?(?:up\s+and\s+)?running\b|"
+                 r"\b(?:at|address(?:\s+of)?|with\s+address)\s+auto\b", "auto"),),  # ("on the ray cluster at auto")
 }
 #: Spoken forms of choice values (a value is always accepted as itself).
 CHOICE_WORDS: dict[str, tuple[str, ...]] = {
@@ -185,7 +186,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
                        "then", "also", "i", "you", "we", "corpus", "dataset", "encoding", "loading"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
-    "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens"),
+    "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens",
+               r"mask(?=\s+off\b)", r"(?<=without the )mask\b", r"(?<=no )mask\b"),  # ("turn the mask off")
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
     "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice)\b",
