@@ -62,7 +62,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
     alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
     quoted = _quoted_in_words(inv.texts)
-    framed = _framed(line, inv.verb)  # "probe these sentences for POS: A | B | C"
+    framed = _framed(line, inv.verb) or _led_by_options(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
     pointing = plain and bool(session.history) and REFERS_BACK.fullmatch(  # "tokenize that sentence", "rollout for
         _LED_IN.sub("", " ".join(inv.texts).strip(" ?!."), count=1)) is not None  # them": this command on them
@@ -119,6 +119,13 @@ def _framed(line: str, verb: str | None = None) -> bool:
     return len(words) >= 2 and (any(w in ASKING for w in words) or (head is not None and verb in TABLE and (
         TABLE[verb].texts.most == 0 or bool(spoken.read(head.group(1), TABLE[verb]).options))))  # ("export the
     # vectors of: A | B": texts after a command that takes none)
+
+
+def _led_by_options(line: str, verb: str) -> bool:
+    """Whether a line that starts with a command's name says its options in words before "for" / "of" and its
+    texts ("scatter plot of the tokens in three dimensions for A | B"), without a colon."""
+    head = re.match(r"\s*\S+\s+([^|'\"]*)\s+(?:for|of|on)\s+[^|]*\|", line)
+    return head is not None and bool(spoken.read(head.group(1), TABLE[verb]).options)
 
 
 def _says_options(line: str, verb: str) -> bool:

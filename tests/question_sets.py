@@ -30,16 +30,18 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   change of the round that read fresh46; scored then, its misses unread.
 - ``questions_fresh52.jsonl`` and ``questions_fresh53.jsonl``: written the same way, side by side, from the README of
   7e248d0, committed before any change of the round that read fresh51; scored then, misses unread.
-- ``questions_fresh56.jsonl`` and ``questions_fresh57.jsonl``: written the same way, side by side, from the README of
-  1194a64, committed before any change of the round that read fresh54; scored then, misses unread.
+- ``questions_fresh57.jsonl``: written the same way, beside fresh56, from the README of 1194a64, committed before any
+  change of the round that read fresh54; scored then, its misses unread.
 - ``questions_fresh58.jsonl`` and ``questions_fresh59.jsonl``: written the same way, side by side, from the README of
   a4810f9, committed before any change of the round that read fresh55; scored then, misses unread.
+- ``questions_fresh60.jsonl`` and ``questions_fresh61.jsonl``: written the same way, side by side, from the README of
+  dfd3dba, committed before any change of the round that read fresh56; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
 ``questions_fresh36.jsonl``, ``questions_fresh38.jsonl``, ``questions_fresh39.jsonl``, ``questions_fresh40.jsonl``,
 ``questions_fresh43.jsonl``, ``questions_fresh45.jsonl``, ``questions_fresh46.jsonl``, ``questions_fresh51.jsonl``,
-``questions_fresh54.jsonl`` and ``questions_fresh55.jsonl``, each
+``questions_fresh54.jsonl``, ``questions_fresh55.jsonl`` and ``questions_fresh56.jsonl``, each
 written apart the same way and scored once before its misses were read (the README keeps those clean rates; fresh11
 was committed before the router first learnt from the others, and scored before and after that). The router learns
 from their rows without ``before``; their follow-ups (rows with ``before``) are still only measured: :data:`LEARNT`
@@ -75,11 +77,13 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh48": DATA / "questions_fresh48.jsonl", "fresh49": DATA / "questions_fresh49.jsonl",
         "fresh50": DATA / "questions_fresh50.jsonl", "fresh52": DATA / "questions_fresh52.jsonl",
         "fresh53": DATA / "questions_fresh53.jsonl",
-        "fresh56": DATA / "questions_fresh56.jsonl", "fresh57": DATA / "questions_fresh57.jsonl",
-        "fresh58": DATA / "questions_fresh58.jsonl", "fresh59": DATA / "questions_fresh59.jsonl"}
+        "fresh57": DATA / "questions_fresh57.jsonl",
+        "fresh58": DATA / "questions_fresh58.jsonl", "fresh59": DATA / "questions_fresh59.jsonl",
+        "fresh60": DATA / "questions_fresh60.jsonl", "fresh61": DATA / "questions_fresh61.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
-LEARNT = {"tuning": ASKED / "questions.jsonl", **{f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
-                                                  for n in [*range(2, 32), 33, 36, 38, 39, 40, 43, 45, 46, 51, 54, 55]}}
+LEARNT = {"tuning": ASKED / "questions.jsonl", **{
+    f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
+    for n in [*range(2, 32), 33, 36, 38, 39, 40, 43, 45, 46, 51, 54, 55, 56]}}
 
 
 def questions(path: Path) -> list[dict]:

@@ -95,7 +95,8 @@ class SelfAttention(Command[Any, Any]):
 @register
 class Syntax(Command[Any, Any]):
     name, aliases = "syntax", ("dependency", "deps")
-    terms = ("dependency parse", "parse tree", "spacy")
+    terms = ("dependency parse", "parse tree", "spacy",
+             r"heads?\b[\w\s',-]*?\b(?:line\s+up|align|agree|match)\w*\s+with\s+(?:the\s+)?(?:syntax|syntactic|grammar)")
     summary = "the dependency parse (spaCy) and each head's agreement with syntactic arcs and tree distance"
     texts = Texts(1, 1, "one English text", "text")
     examples = ("syntax The cat sat on the mat",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +59,9 @@ class Mask(Command[Any, Any]):
         return replies.mask_why(facts) if isinstance(facts, FillReasons) else replies.mask(facts)
 
     def fit(self, slots: Slots) -> float:
-        return BLANK_BONUS if slots.has_mask else 0.0
+        if slots.has_mask:
+            return BLANK_BONUS
+        return -BLANK_BONUS if any(re.fullmatch(r"#\d+", t) for t in slots.texts) else 0.0  # (a corpus row: no blank)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         masked = [t for t in slots.texts if "[MASK]" in t]

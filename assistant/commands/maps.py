@@ -26,6 +26,8 @@ class Map(Command[Any, CorpusMap]):
                "for its text, lasso points to list them and to search or cluster only them (`--in selection`)")
     examples = ("map", "map --color length")
     on_texts = "project"
+    terms = (r"(?:show|put|plot|draw|see|place|lay)\s+(?:[\w-]+\s+){0,3}?(?:on|onto)\s+(?:a|the|one)\s+"
+             r"(?:2d\s+|3d\s+)?map",)
     phrasings = (
         "show my whole corpus on a map",
         "plot all my texts in 2D",

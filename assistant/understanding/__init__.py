@@ -10,7 +10,8 @@
   once) and the spans of a question a reading cuts out.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
-  ``reset``: options a follow-up sets back to their default ("back to the last layer");
+  ``reset``: options a follow-up sets back to their default ("back to the last layer"); ``settings_kept``: the
+  previous command's settings a question keeps ("that layer", "two layers deeper", "those same settings");
   ``beside``: the previous command on a second model ("compare that with bert-small");
   ``replaced``: one of the previous texts swapped for a new one;
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one");
@@ -38,7 +39,7 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding import context, fill, helping, named, replaced, router, spoken
+from assistant.understanding import context, fill, helping, named, replaced, router, settings_kept, spoken
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
@@ -62,6 +63,8 @@ _THEM = re.compile(r"\b(?:they|them|those|these|both|the\s+(?:two\s+)?(?:sentenc
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
                     r"run the (?:last|previous) (?:command|one))", re.I)
+#: Words that point back at the previous command's texts themselves ("that pair", "those two sentences").
+_THOSE_TEXTS = re.compile(r"\bth(?:at|is|e|ose|ese)\s+(?:two\s+)?(?:pair|sentences|texts)\b", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -159,13 +162,13 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
             if before is not None and before.texts else routing.best.spec)
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
-    shared = context.shared_options(question, before, spec, table)
+    shared = settings_kept.shared_options(question, before, spec, table)
     again = {k: v for k, v in shared.items() if k != spoken.count_option(spec)} if (  # its settings but its count
         before is not None and before.verb == spec.name and spec.texts.most == 0) else {}  # stay for the same
     try:  # command asked again ("count a pair from gold 4.5" after `benchmark --data stsb-test`)
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
                              carried={**named.previous_corpus(spec, before), **again,
-                                      **context.carried(question, spec, before, session, settings, table)},
+                                      **settings_kept.carried(question, spec, before, session, settings, table)},
                              shared=shared,
                              known=named.known_names(spec, session, settings))
     except fill.MissingTexts as exc:
@@ -188,7 +191,7 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
     for ranked in routing.ranked[1:SUGGESTIONS]:
         if ranked.spec.texts.least == 0 and routing.best.score - ranked.score <= RUNNER_UP:
             line = fill.line_for(ranked.spec, question, table,
-                                 shared=context.shared_options(question, before, ranked.spec, table))
+                                 shared=settings_kept.shared_options(question, before, ranked.spec, table))
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
 
@@ -199,6 +202,9 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
     best = routing.best
     if best.spec.texts.most != 0 or slots.read(question).quoted or not _THEM.search(question):
         return best.spec
+    again = next((r.spec for r in routing.ranked if r.spec.name == before.verb and r.spec.texts.most != 0), None)
+    if again is not None and _THOSE_TEXTS.search(question) and spoken.read(slots.read(question).rest, again).options:
+        return again  # ("all the pooling strategies for that pair" after `compare`: its option, on its texts)
     if twin := next((r.spec for r in routing.ranked if r.spec.name == best.spec.on_texts), None):
         return twin
     return next((r.spec for r in routing.ranked[1:SUGGESTIONS]

@@ -2,7 +2,8 @@
 
 A follow-up changes the previous command ("now at layer 4", "what about CLS pooling?", "run that again") or runs it
 on another model ("compare that with bert-base"); a command named alone ("why?") runs on the previous texts; "that
-layer", "the next head" are read from the conversation's lines (which corpus it means: :mod:`.named`).
+layer", "the next head" are read from the conversation's lines (:mod:`.settings_kept`; which corpus it means:
+:mod:`.named`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 import assistant.understanding.fill as fill
 import assistant.understanding.named as named
 import assistant.understanding.numbers as numbers
+import assistant.understanding.settings_kept as settings_kept
 import assistant.understanding.spoken as spoken
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
@@ -23,6 +25,7 @@ from assistant.sharing.links import META, merged_line, option_values, previous_l
 from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
 from assistant.understanding.reset import back_to_default
+from assistant.understanding.spans import says_term
 from assistant.understanding.words import ASIDE, OPENING
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -37,15 +40,6 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
-#: "that layer", "the same head", "that corpus": the previous command's value of that option.
-#: (The first part reads ahead only: "the same corpus and number of sentences" keeps both.)
-_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus|top|k|seed|threshold)\b)|"
-                   r"\b(?:(?:the\s+)?same|that\s+many)\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
-                   r"sentence\s+count|"
-                   r"sample(?:\s+size)?)\b", re.I)
-#: "with those same settings", "the same parameters": every setting of the previous command that a command takes.
-_SAME_SETTINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?same\s+(?:settings|options|parameters|params|"
-                            r"configuration|config)\b", re.I)
 #: "what if I use": how a follow-up asks for a choice alone ("what if I use max?").
 _WHAT_IF = re.compile(r"^\W*what\s+if\s+(?:i|we|you)\s+(?:use[sd]?|try|tried|pick(?:ed)?|went\s+with|"
                       r"switch(?:ed)?\s+to)\b", re.I)
@@ -78,13 +72,9 @@ _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 _ADD_WORD = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:add|include|plus)\s+"
                        r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)"
                        r"(?:\s+(?:too|as well))?\W*", re.I)
-#: "the next layer", "the previous head": the previous command's value of that option, one on or one back.
 #: Another word for the previous command ("just for the word 'right'" after `contextuality`).
 _FOR_WORD = re.compile(r"^\W*(?:(?:and|now|ok|okay|just|only|but|so|(?:how|what)\s+about)\s+)*"
                        r"(?:(?:for|with|on|of)\s+)?(?:just\s+)?(?:the\s+)?word(?:\W+only)?\W*$", re.I)
-_NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b", re.I)
-
-
 def _starts_with_another(question: str, spec: Command, table: Mapping[str, Command]) -> bool:
     """Whether ``question`` starts with the own name of a command other than ``spec`` and not of its own option
     ("why that answer?" after `mask` asks for its `--why`)."""
@@ -126,53 +116,6 @@ def _a_word_of(read: slots.Slots, question: str, texts: list[str]) -> bool:
     return inside and len(read.texts) == 1
 
 
-def carried(question: str, spec: Command, before: Invocation | None, session: Session, settings: Settings,
-            table: Mapping[str, Command]) -> dict[str, str]:
-    """The options (name -> value) ``question`` takes from the conversation for ``spec``: its corpus ("my texts") and
-    the previous command's values it points at ("that layer", "the next head", "those same settings")."""
-    return {**named.own_corpus(question, spec, session, settings), **named.that_corpus(question, spec, session),
-            **_kept(question, before, spec, table)}
-
-
-def shared_options(question: str, before: Invocation | None, spec: Command,
-                   table: Mapping[str, Command]) -> dict[str, str]:
-    """The previous command's settings that ``spec`` takes too (an option of the same name, not ``spec``'s count),
-    kept when ``spec`` runs on the previous texts: "which tokens make that score?" after `compare A | B --pool
-    cls` is `why A | B --pool cls` (a value it cannot take, `--pool all`, is left). None when the question names the
-    one it keeps ("rebuild that layer")."""
-    if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
-        return {}
-    count = spoken.count_option(spec) if spec.name != before.verb else None  # the same command keeps them all
-    return _settings(before, spec, table, but=count)
-
-
-def _settings(before: Invocation, spec: Command, table: Mapping[str, Command],
-              but: str | None = None) -> dict[str, str]:
-    """The previous command's settings (as typed, away from its own defaults) that ``spec`` takes too, but one."""
-    return {name: value for name, value in option_values(before, table[before.verb]).items()
-            if name != but and (option := spec.option(name)) is not None and option.accepts(value)}
-
-
-def _kept(question: str, before: Invocation | None, spec: Command, table: Mapping[str, Command]) -> dict[str, str]:
-    """The previous command's values a question points at, for ``spec``: "that layer", "the same head", "that
-    corpus" keep one; "the next layer", "the previous head" step it one on or one back; "those same settings" keep
-    every one ``spec`` takes."""
-    out: dict[str, str] = {}
-    if before is not None and before.verb in table and _SAME_SETTINGS.search(question):  # "cka, same settings"
-        out.update(_settings(before, spec, table))
-    same = [one.lower() if one else "sentences" for one, _ in _SAME.findall(question)]  # ("the same sample size")
-    if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
-        same.append("layer")
-    for step, name in [("", n) for n in same] + _NEXT.findall(question):
-        option = spec.option(name.lower())
-        value = before.options.get(option.dest) if before is not None and option is not None else None
-        if value is not None and not step:
-            out[option.name] = str(value)
-        elif isinstance(value, int):
-            out[option.name] = str(value + (1 if step.lower() in ("next", "following") else -1))
-    return out
-
-
 #: A command's name alone ("why?"), or said as a command ("same thing with the word command", "use the static one").
 _NAMED_ALONE = re.compile(r"\s*(?:(?:the\s+)?same(?:\s+thing)?\s+(?:but\s+)?(?:with|using|in|via|through)\s+"
                           r"(?:the\s+)?`?([a-z]+)`?\s+command|`?([a-z]+)`?)\s*[?!.]*\s*")
@@ -192,8 +135,9 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
     if len(texts) < spec.texts.least:  # (after `word w | s1 | s2`, "why?" is about the sentences)
         return None
     kept = texts if spec.texts.most is None else texts[:spec.texts.most]  # with the settings it shares ("why?")
-    return Understanding(line=fill.build(spec, kept, shared_options(question, before, spec, table)), follow_up=True,
-                        because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
+    return Understanding(line=fill.build(spec, kept, settings_kept.shared_options(question, before, spec, table)),
+                         follow_up=True,
+                         because=f"it names `{spec.name}` alone, on the previous command's texts ({code(last[0], 80)})")
 
 
 def handed_on(question: str, session: Session, table: Mapping[str, Command],
@@ -258,7 +202,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     if another and not swap:
         return None  # "compare that sentence with 'A'", "now search for 'X'", "the word 'pitch' in both": another
     said = spoken.read(read.rest, spec, known=named.known_names(spec, session, settings))
-    said.options.update(carried(question, spec, before, session, settings, table))  # "on my corpus", "the next layer"
+    if not swap and any(c.name != spec.name and says_term(c.terms, said.rest) for c in dict.fromkeys(table.values())):
+        return None  # a term of another command's measure, left after this one's options ("now topic-model it")
+    said.options.update(settings_kept.carried(question, spec, before, session, settings, table))  # "on my corpus"
     if list(said.options) == ["corpus"] and named.SWITCH.search(question):
         return None  # "go back to reviews": another corpus to use, not this command on it
     reset = back_to_default(said.rest, spec)  # "back to the last layer"
@@ -303,7 +249,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(2))
         texts = [] if any(fill.only_filler(t) or t.lower() in table for t in texts) else texts  # (not "for them")
     had = option_values(before, spec)
-    if (not said.options and not texts and spec.texts.most == 0 and "corpus" in had and (
+    if (not said.options and not texts and spec.texts.most == 0 and spec.option("corpus") is not None and (
             alone := _WORD_ALONE.fullmatch(plain)) and not fill.only_filler(alone.group(1)) and alone.group(1).lower()
             not in table):
         said.options["corpus"] = alone.group(1)  # "same for tickets" after `clusters --corpus reviews`

@@ -135,6 +135,11 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
 _NAMING = (Action.USE, Action.DROP)
 
 
+#: "the faq one": a corpus named by its name and "one" (right after `corpus`, which lists them).
+_THE_ONE = re.compile(r"\bthe\s+(?!(?:first|second|third|last|other|new|old|same|previous|big|small)\b)[\w-]+\s+one\b",
+                      re.I)
+
+
 def acted_on(question: str, session: Session, table: Mapping[str, Command],
              settings: Settings) -> Understanding | None:
     """`corpus use|drop NAME` for a question that only says that action of "it" right after a line that named the
@@ -144,17 +149,20 @@ def acted_on(question: str, session: Session, table: Mapping[str, Command],
         return None
     action = next((a for a, words in ACTION_WORDS.items() if words.search(question)), None)
     named = _NAMED_CORPUS.match(session.history[-1]) if session.history and action in _NAMING else None
-    said = next((m for n in dict.fromkeys(named_corpora(session)) if action in _NAMING and (
-        m := re.search(rf"(?<![\w-]){re.escape(n)}(?:\s+(?:one|corpus))?(?![\w-])", question))), None)
+    listed = session.history[-1].startswith("corpus") if session.history else False  # ("the faq one" after `corpus`)
+    names = [*named_corpora(session), *stored_corpora(session, settings)] if action in _NAMING else []
+    said = next((m for n in dict.fromkeys(names) if (
+        m := re.search(rf"(?<![\w-]){re.escape(n)}(?:\s+(?:one|corpus))?(?![\w-])", question))), None) or (
+        _THE_ONE.search(question) if listed and action in _NAMING else None)
     if said is None and (named is None or not _IT.search(question)):
         return None
     rest = question[:said.start()] + " " + question[said.end():] if said is not None else _IT.sub(" ", question)
     if action not in _NAMING or not fill.only_filler(ACTION_WORDS[action].sub(" ", rest)):
         return None
-    name = said.group(0).split()[0] if said is not None else named.group(1) or named.group(2)  # type: ignore[union-attr]
-    return Understanding(line=f"corpus {action.value} {name}",
-                         because=f"it asks to {action.value} the corpus {code(name, 40)}, which "
-                                 f"{'an earlier line' if said is not None else 'the last line'} named")
+    name = said.group(0).split()[-2 if said.re is _THE_ONE else 0] if said is not None else (
+        named.group(1) or named.group(2))  # type: ignore[union-attr]
+    return Understanding(line=f"corpus {action.value} {name}", because=f"it asks to {action.value} the corpus "
+                         f"{code(name, 40)}{'' if said is not None else ', which the last line named'}")
 
 
 #: "list them", "show me all of them": right after a `corpus` line, the corpora (what `corpus` alone lists).

@@ -38,7 +38,8 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
-from assistant.understanding.words import OPENING, RATHER, RUN_ON
+from assistant.understanding.spans import says_term
+from assistant.understanding.words import OPENING, RUN_ON
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import file_name, split_fast
@@ -350,7 +351,7 @@ def fit(spec: Command, slots: Slots) -> float:
     penalty when it cannot take that many quoted texts; a bonus when it says one of the command's ``terms`` or
     starts with its name."""
     first = _first_word(slots.question)
-    own = (spec.fit(slots) + (TERM_BONUS if _says_term(spec, slots.rest) else 0.0)
+    own = (spec.fit(slots) + (TERM_BONUS if says_term(spec.terms, slots.rest) else 0.0)
            + (FIRST_WORD_BONUS if first == spec.name or (first in spec.aliases and "-" in first) else 0.0))
     if slots.has_mask or slots.word_first or not slots.quoted:
         return own
@@ -363,7 +364,6 @@ def fit(spec: Command, slots: Slots) -> float:
     return own
 
 
-_RATHER = re.compile(RATHER, re.I)
 _RUN = re.compile(RUN_ON, re.I)
 
 
@@ -375,15 +375,3 @@ def _first_word(question: str) -> str:
     if (run := _RUN.match(opening)) is not None:
         return run.group(1).lower()
     return opening.split(None, 1)[0].lower() if opening.strip() else ""
-
-
-def _says_term(spec: Command, outside: str) -> bool:
-    """Whether the question says one of ``spec``'s terms ("Kornblith", "logit lens") outside its quotes, and not only
-    to set it aside ("the probe on that corpus instead of STS-B")."""
-    return bool(spec.terms) and any(_RATHER.search(outside[:m.start()]) is None
-                                    for m in _terms(spec.terms).finditer(outside))
-
-
-@functools.lru_cache(maxsize=128)
-def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)

@@ -1,12 +1,12 @@
-"""Patterns compiled once, and the spans of a question that a reading cuts out (shared by ``spoken`` and
-``models_said``)."""
+"""Patterns compiled once, the spans of a question that a reading cuts out (shared by ``spoken`` and
+``models_said``), and a command's own terms said in a question (``router``, ``context``)."""
 
 from __future__ import annotations
 
 import functools
 import re
 
-from assistant.understanding.words import LEAD
+from assistant.understanding.words import LEAD, RATHER
 
 
 @functools.cache
@@ -24,3 +24,15 @@ def with_lead(text: str, start: int, end: int) -> tuple[int, int]:
 def overlaps(span: tuple[int, int], cuts: list[tuple[int, int]]) -> bool:
     """Whether ``span`` overlaps any of ``cuts``."""
     return any(span[0] < end and start < span[1] for start, end in cuts)
+
+
+def says_term(terms: tuple[str, ...], outside: str) -> bool:
+    """Whether ``outside`` (a question outside its quotes) says one of a command's ``terms`` ("Kornblith", "logit
+    lens"), and not only to set it aside ("the probe on that corpus instead of STS-B")."""
+    return bool(terms) and any(compiled(RATHER).search(outside[:m.start()]) is None
+                               for m in _terms(terms).finditer(outside))
+
+
+@functools.lru_cache(maxsize=128)
+def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)

@@ -327,7 +327,7 @@ def _choice(text: str, spec: Command, option: Option, choice: str,
     the spans ``inside`` (where a longer choice is said). A choice that is the command's own name ("rollout") is
     the command said, unless the option's name is said too ("method rollout") or a spoken form ("plain rollout")."""
     bare = choice == getattr(spec, "name", "") and not compiled(rf"\b{option.name}\b").search(text)
-    names = "|".join(option_names(spec, option))
+    names = "|".join((*option_names(spec, option), re.escape(getattr(spec, "name", "") or "(?!)")))  # ("pos-probe")
     for alias in _aliases(choice)[:-1] if bare else _aliases(choice):  # (the last: the choice as itself)
         for m in compiled(rf"(?<![\w\[-]){alias}(?!\w|-(?!(?:{names})\b))").finditer(text):  # (not "[CLS]": a token)
             if any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in inside) or \

@@ -86,7 +86,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "vowels": ("(?:number|count) of vowels", "vowels", "vowel"),
     "biased": ("biased", "biassed"),
     "pos": ("pos", "parts?[- ]of[- ]spee?a?ch(?: tags?)?", "pos tags?", "word classes"),
-    "dep": ("dep", "deps", "dependency[- ](?:labels?|relations?|tags?|arcs?)", "dependenc(?:y|ies)",
+    "dep": ("dep", "deps", "depende?ncy[- ](?:labels?|relations?|tags?|arcs?)", "depende?nc(?:y|ies)",
             "syntactic roles?"),
     "length": ("word length", "length"),
     "sentences": ("(?:one )?(?:points?|dots?) (?:per|for each|for every) (?:sentence|text|of (?:them|those|these))",
