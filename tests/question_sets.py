@@ -36,6 +36,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   a4810f9, committed before any change of the round that read fresh55; scored then, misses unread.
 - ``questions_fresh60.jsonl`` and ``questions_fresh61.jsonl``: written the same way, side by side, from the README of
   dfd3dba, committed before any change of the round that read fresh56; scored then, misses unread.
+- ``questions_fresh62.jsonl`` and ``questions_fresh63.jsonl``: written the same way, side by side, from the README of
+  1d3a2e0, committed after the round that read fresh56 and before any change of the next; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -79,7 +81,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh53": DATA / "questions_fresh53.jsonl",
         "fresh57": DATA / "questions_fresh57.jsonl",
         "fresh58": DATA / "questions_fresh58.jsonl", "fresh59": DATA / "questions_fresh59.jsonl",
-        "fresh60": DATA / "questions_fresh60.jsonl", "fresh61": DATA / "questions_fresh61.jsonl"}
+        "fresh60": DATA / "questions_fresh60.jsonl", "fresh61": DATA / "questions_fresh61.jsonl",
+        "fresh62": DATA / "questions_fresh62.jsonl", "fresh63": DATA / "questions_fresh63.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
