@@ -13,6 +13,7 @@ import pkgutil
 import threading
 from collections.abc import Iterator, Mapping, Sequence, ValuesView
 from contextlib import contextmanager
+from types import MappingProxyType
 from typing import Any
 
 from assistant.commands.base import Command
@@ -20,18 +21,24 @@ from assistant.commands.base import Command
 _COMMANDS: dict[str, Command[Any, Any]] = {}
 _LOCK = threading.Lock()
 _loaded = False
+#: The verb table as last built (None after a command joins or leaves): read on every look-up, built once.
+_table: Mapping[str, Command[Any, Any]] | None = None
 
 
 def register(cls: type[Command[Any, Any]]) -> type[Command[Any, Any]]:
     """Class decorator: one instance of ``cls`` joins the command table under its name."""
+    global _table
     with _LOCK:
         _COMMANDS[cls.name] = cls()
+        _table = None
     return cls
 
 
 def unregister(name: str) -> None:
+    global _table
     with _LOCK:
         _COMMANDS.pop(name, None)
+        _table = None
 
 
 @contextmanager
@@ -46,7 +53,7 @@ def registered(cls: type[Command[Any, Any]]) -> Iterator[Command[Any, Any]]:
 
 
 def _load() -> None:
-    global _loaded
+    global _loaded, _table
     if _loaded:
         return
     import assistant.commands as package
@@ -62,6 +69,7 @@ def _load() -> None:
         ranked = sorted(_COMMANDS.values(), key=lambda c: order.get(type(c).__module__.rsplit(".", 1)[-1], 1000))
         _COMMANDS.clear()
         _COMMANDS.update((c.name, c) for c in ranked)
+        _table = None
 
 
 def commands() -> list[Command[Any, Any]]:
@@ -72,8 +80,13 @@ def commands() -> list[Command[Any, Any]]:
 
 
 def table() -> Mapping[str, Command[Any, Any]]:
-    """Verbs and aliases -> command, as the parser looks them up."""
-    return {key: c for c in commands() for key in (c.name, *c.aliases)}
+    """Verbs and aliases -> command, as the parser looks them up (built once per set of commands, read-only)."""
+    global _table
+    _load()
+    with _LOCK:
+        if _table is None:
+            _table = MappingProxyType({key: c for c in _COMMANDS.values() for key in (c.name, *c.aliases)})
+        return _table
 
 
 class _Live(Mapping[str, Command[Any, Any]]):
