@@ -61,7 +61,8 @@ class Mask(Command[Any, Any]):
     def fit(self, slots: Slots) -> float:
         if slots.has_mask:
             return BLANK_BONUS
-        return -BLANK_BONUS if any(re.fullmatch(r"#\d+", t) for t in slots.texts) else 0.0  # (a corpus row: no blank)
+        row = any(re.fullmatch(r"#\d+", t) for t in slots.texts)  # a corpus row ("what made #42 come up?"): no blank
+        return -2 * BLANK_BONUS if row else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         masked = [t for t in slots.texts if "[MASK]" in t]

@@ -30,7 +30,8 @@ _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|l
                       re.I)
 #: "remove the last one", "drop the second sentence": one of the previous texts left out.
 _DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|delete|take\s+out|leave\s+out|lose|"
-                   r"without)\s+the\s+(first|second|third|last)\s+(?:one|sentence|text)\W*$", re.I)
+                   r"without)\s+(?:the\s+(first|second|third|last)\s+(?:one|sentence|text)|['\"“‘](?P<text>[^'\"”’]+)['\"”’])"
+                   r"(?:\s+and\s+(?:rerun|re-run|redo|run\s+(?:it\s+|that\s+)?again|try\s+again))?\W*$", re.I)
 #: "now with 'He' instead of 'She'", "replace 'She' with 'He'", "'He' rather than 'She'": a word of the texts replaced.
 _WORD_FOR_WORD = re.compile(r"['\"“‘](?P<new>[^'\"”’]+)['\"”’]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|for)\s+"
                             r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]|\b(?:replace|swap|change)\s+['\"“‘](?P<old2>[^'\"”’]+)['\"”’]"
@@ -81,14 +82,16 @@ def dropped_text(question: str, session: Session, table: Mapping[str, Command],
     if said is None or (last := previous_command(session, table)) is None:
         return None
     before = parse(last[0], table, settings)
-    at = _position(said.group(1), last[1], before.texts)
+    named = said.group("text")  # ("drop 'Interest rates rose.' and rerun": that text, said again)
+    at = (before.texts.index(named) if named in before.texts else None) if named else _position(
+        said.group(1), last[1], before.texts)
     if at is None or len(before.texts) - 1 < last[1].texts.least:
         return None
     texts = list(before.texts)
     del texts[at]
     line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
-    return Understanding(line=line, follow_up=True, because=f"it leaves out the {said.group(1).lower()} text of "
-                                                           f"{code(last[0], 80)}")
+    which = code(named, 40) if named else f"the {said.group(1).lower()} text"
+    return Understanding(line=line, follow_up=True, because=f"it leaves out {which} of {code(last[0], 80)}")
 
 
 def word_replaced(question: str, session: Session, table: Mapping[str, Command],

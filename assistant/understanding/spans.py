@@ -35,4 +35,4 @@ def says_term(terms: tuple[str, ...], outside: str) -> bool:
 
 @functools.lru_cache(maxsize=128)
 def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-])", re.I)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?:(?![\w-])|(?=-(?:style|like|type)\b))", re.I)

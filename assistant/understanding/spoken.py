@@ -67,6 +67,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
         if not option.accepts(value):
             return
         found[option.name] = value
+        span = (span[0], span[1] + 2) if text.startswith("'s", span[1]) else span  # ("every pooling's cosine")
         cuts.extend((span, *more))
 
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")

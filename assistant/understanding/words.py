@@ -187,7 +187,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens",
-               r"mask(?=\s+off\b)", r"(?<=without the )mask\b", r"(?<=no )mask\b"),  # ("turn the mask off")
+               r"mask(?=\s+off\b)", r"(?<=without the )mask\b", r"(?<=no )mask\b",  # ("turn the mask off")
+               r"(?:like|as)\s+(?:a\s+)?gpt(?:\s+(?:would|does))?(?:\s+with\s+masking)?", r"gpt[- ]style"),
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
     "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice)\b",
