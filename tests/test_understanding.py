@@ -922,7 +922,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["corpus"], "use the faq one", "corpus use faq"),
     # an option's possessive; a quoted text dropped; "like a GPT would"; a term joined to "-style"
     ([], "give me every pooling's score for Cold tea. | Iced tea.", "compare Cold tea. | Iced tea. --pool all"),
-    (["compare A cat sat. | A dog sat. | Rain fell."], "drop 'Rain fell.' and rerun", "compare A cat sat. | A dog sat."),
+    (["compare A cat sat. | A dog sat. | Rain fell."], "drop 'Rain fell.' and rerun",
+     "compare A cat sat. | A dog sat."),
     ([], "rebuild the attention weights from Q, K and V in 'birds eat seeds', like a GPT would",
      "selfattn birds eat seeds --causal"),
     ([], "Hewitt-style: which layer encodes part of speech? use 40 sentences", "probe --sentences 40 --task pos"),
