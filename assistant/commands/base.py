@@ -30,7 +30,7 @@ from tools.encoding.replies import unknown_warnings
 from tools.models.hub import LoadedModel, ModelHub
 
 if TYPE_CHECKING:
-    from assistant.understanding.slots import Slots
+    from assistant.commands.slots import Slots
 
 P = TypeVar("P")
 F = TypeVar("F")
