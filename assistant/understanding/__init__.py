@@ -56,15 +56,14 @@ MAX_QUESTION_CHARS = 2000
 #: How far behind the best reading a reading that needs no texts may be, to run when the best needs texts the
 #: question lacks.
 RUNNER_UP = 0.15
+#: Words that point back at the previous command's texts themselves ("that pair", "those two sentences").
+_THOSE_TEXTS = re.compile(r"\bth(?:at|is|e|ose|ese)\s+(?:two\s+)?(?:pair|sentences|texts)\b", re.I)
 #: Words that point back at the previous command's texts (not "it": "plot it" after a search is the corpus's map).
-_THEM = re.compile(r"\b(?:they|them|those|these|both|the\s+(?:two\s+)?(?:sentences|texts)|(?:that|the|this)\s+pair)\b",
-                   re.I)
+_THEM = re.compile(rf"\b(?:they|them|those|these|both)\b|{_THOSE_TEXTS.pattern}", re.I)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
                     r"run the (?:last|previous) (?:command|one))", re.I)
-#: Words that point back at the previous command's texts themselves ("that pair", "those two sentences").
-_THOSE_TEXTS = re.compile(r"\bth(?:at|is|e|ose|ese)\s+(?:two\s+)?(?:pair|sentences|texts)\b", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -163,11 +162,10 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
             if before is not None and before.texts else routing.best.spec)
     previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
     shared = settings_kept.shared_options(question, before, spec, table)
-    again = {k: v for k, v in shared.items() if k != spoken.count_option(spec)} if (  # its settings but its count
-        before is not None and before.verb == spec.name and spec.texts.most == 0) else {}  # stay for the same
-    try:  # command asked again ("count a pair from gold 4.5" after `benchmark --data stsb-test`)
+    try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
-                             carried={**named.previous_corpus(spec, before), **again,
+                             carried={**named.previous_corpus(spec, before),
+                                      **settings_kept.asked_again(before, spec, shared),
                                       **settings_kept.carried(question, spec, before, session, settings, table)},
                              shared=shared,
                              known=named.known_names(spec, session, settings))

@@ -145,19 +145,19 @@ def acted_on(question: str, session: Session, table: Mapping[str, Command],
     """`corpus use|drop NAME` for a question that only says that action of "it" right after a line that named the
     corpus ("ok switch to it", "drop it" after `corpus load F --name NAME`), or of "the NAME one", a corpus an
     earlier line named ("delete the chats one")."""
-    if "corpus" not in table:
-        return None
     action = next((a for a, words in ACTION_WORDS.items() if words.search(question)), None)
-    named = _NAMED_CORPUS.match(session.history[-1]) if session.history and action in _NAMING else None
+    if "corpus" not in table or action not in _NAMING:
+        return None
+    named = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
     listed = session.history[-1].startswith("corpus") if session.history else False  # ("the faq one" after `corpus`)
-    names = [*named_corpora(session), *stored_corpora(session, settings)] if action in _NAMING else []
-    said = next((m for n in dict.fromkeys(names) if (
+    names = dict.fromkeys([*named_corpora(session), *stored_corpora(session, settings)])
+    said = next((m for n in names if (
         m := re.search(rf"(?<![\w-]){re.escape(n)}(?:\s+(?:one|corpus))?(?![\w-])", question))), None) or (
-        _THE_ONE.search(question) if listed and action in _NAMING else None)
+        _THE_ONE.search(question) if listed else None)
     if said is None and (named is None or not _IT.search(question)):
         return None
     rest = question[:said.start()] + " " + question[said.end():] if said is not None else _IT.sub(" ", question)
-    if action not in _NAMING or not fill.only_filler(ACTION_WORDS[action].sub(" ", rest)):
+    if not fill.only_filler(ACTION_WORDS[action].sub(" ", rest)):
         return None
     name = said.group(0).split()[-2 if said.re is _THE_ONE else 0] if said is not None else (
         named.group(1) or named.group(2))  # type: ignore[union-attr]

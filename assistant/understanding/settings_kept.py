@@ -62,6 +62,15 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
     return _settings(before, spec, table, but=count)
 
 
+def asked_again(before: Invocation | None, spec: Command, shared: Mapping[str, str]) -> dict[str, str]:
+    """The previous settings (``shared``, from :func:`shared_options`) that stay when a command without texts is asked
+    again in other words, all but its count ("count a pair from gold 4.5" after `benchmark --data stsb-test` keeps
+    the data, not the sample; "let it choose k itself" after `clusters --k 8` drops the 8)."""
+    if before is None or before.verb != spec.name or spec.texts.most != 0:
+        return {}
+    return {name: value for name, value in shared.items() if name != spoken.count_option(spec)}
+
+
 def _settings(before: Invocation, spec: Command, table: Mapping[str, Command],
               but: str | None = None) -> dict[str, str]:
     """The previous command's settings (as typed, away from its own defaults) that ``spec`` takes too, but one."""
