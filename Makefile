@@ -39,7 +39,8 @@ venv: $(VENV)/.installed
 # `embedding-assistant` command works from any folder.
 # --no-compile: pip would byte-compile every installed module (most are never imported), which took 80 of
 # the install's 150 s on a 2-core EPYC; Python compiles what is imported on first use and keeps it.
-$(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt requirements-ray.txt constraints.txt
+$(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt requirements-ray.txt requirements-openvino.txt \
+		constraints.txt
 	python3 -m venv $(VENV)
 	$(PIP) install -q --no-compile --disable-pip-version-check torch==2.13.0
 	$(PIP) install -q --no-compile --disable-pip-version-check -e '.[test]' -c constraints.txt

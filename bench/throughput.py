@@ -9,7 +9,9 @@ size and machine load), with the encoding cache cleared before each timed run
 (cold); the warm-cache rerun and the int8 fast path (``minilm:int8``: an int8
 ONNX export run by ONNX Runtime, see tools.models.backends) are reported beside
 it. The corpus path (``bulk_vectors``: each batch pooled where it ran, no per-text states or cache;
-what ``corpus load`` runs) is timed beside it in full precision and int8 (the ``bulk`` rows). Vectors are
+what ``corpus load`` runs) is timed beside it in full precision and int8 (the ``bulk`` rows). Where the CPU has
+AMX and ``openvino`` is installed, the fast path's bf16 kernels (OpenVINO bf16 on our export) are timed too
+(the ``ours bf16`` rows), whichever this CPU's fast path would choose. Vectors are
 compared after sbert pooling (max abs difference
 must be <= 1e-5), and each variant's STS-B Spearman is computed from them.
 
@@ -32,6 +34,7 @@ largest vector difference of each against sentence-transformers' default.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -46,7 +49,7 @@ PEER_PYTHON = PEERS / ".venv" / "bin" / "python"
 #: Row names of the peer venv's variants (sentence-transformers' own backends).
 #: Our rows: the commands' path (``sentence_vectors``: per-text states, cached) and the corpus path
 #: (``bulk_vectors``: pooled where each batch ran), each in full precision and on the fast path.
-OURS = ("ours", "ours bulk", "ours int8", "ours int8 bulk")
+OURS = ("ours", "ours bulk", "ours int8", "ours int8 bulk", "ours bf16", "ours bf16 bulk")
 PEER_ROWS = {"torch": "st torch (peer venv)", "onnx": "st onnx (peer venv)",
              "onnx-int8": "st onnx int8 (peer venv)", "openvino": "st openvino (peer venv)",
              "openvino-fp32": "st openvino fp32 (peer venv)"}
@@ -138,7 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     hub = ModelHub(Settings(cache_mb=2048, cache_size=100_000, fast_kernel="int8"))
     lm = hub.get("minilm")
     fast = None if args.skip_fast else hub.get("minilm:int8")
+    from tools.models.backends.openvino_bf16 import available
     from tools.models.kernels import fast_kernel
+
+    # OpenVINO bf16, the fast path's kernels on CPUs with AMX, timed beside int8 where it can run here
+    bf16 = None
+    if not args.skip_fast and available() and "amx_bf16" in machine()["cpu_flags"]:
+        bf16 = ModelHub(dataclasses.replace(hub.settings, fast_kernel="bf16")).get("minilm:int8")
 
     choice = fast_kernel(lm)  # what `minilm:int8` runs on this CPU (its kept timing or its kind's row)
     facts["fast_path_choice"] = {"kernel": choice.kernel.value, "why": choice.why}
@@ -148,15 +157,15 @@ def main(argv: list[str] | None = None) -> int:
 
     out: dict[str, np.ndarray] = {}
 
-    def ours(model):
+    def ours(model, row):
         def go():
             vectors, _ = sentence_vectors(model, sentences, Pooling.SBERT)
-            out[model.name] = vectors.numpy()
+            out[row] = vectors.numpy()
         return go
 
-    def ours_bulk(model):  # the corpus path: pooled where each batch ran, no per-text states or cache
+    def ours_bulk(model, row):  # the corpus path: pooled where each batch ran, no per-text states or cache
         def go():
-            out[model.name + " bulk"] = bulk_vectors(model, sentences, Pooling.SBERT)
+            out[row] = bulk_vectors(model, sentences, Pooling.SBERT)
         return go
 
     def peer():
@@ -190,15 +199,19 @@ def main(argv: list[str] | None = None) -> int:
             peer_seconds.setdefault(PEER_ROWS[variant], []).append(float(reply["seconds"]))
         return go
 
-    runs = {"sentence-transformers": peer, "sentence-transformers 1 thread": peer_one_thread, "ours": ours(lm),
-            "ours bulk": ours_bulk(lm)}
+    runs = {"sentence-transformers": peer, "sentence-transformers 1 thread": peer_one_thread,
+            "ours": ours(lm, "ours"), "ours bulk": ours_bulk(lm, "ours bulk")}
     models = {"ours": lm}
     if fast is not None:
         if fast.state.backend.name != "onnx-int8":
             print("note: no ONNX export (is the `onnx` package installed?); int8 runs on PyTorch")
-        runs["ours int8"] = ours(fast)
-        runs["ours int8 bulk"] = ours_bulk(fast)
+        runs["ours int8"] = ours(fast, "ours int8")
+        runs["ours int8 bulk"] = ours_bulk(fast, "ours int8 bulk")
         models["ours int8"] = fast
+    if bf16 is not None:
+        runs["ours bf16"] = ours(bf16, "ours bf16")
+        runs["ours bf16 bulk"] = ours_bulk(bf16, "ours bf16 bulk")
+        models["ours bf16"] = bf16
 
     if peers is not None:
         for variant in peers.header["variants"]:
@@ -210,23 +223,18 @@ def main(argv: list[str] | None = None) -> int:
             clear_cache(models[name])
 
     peer()  # warm-up: first-call allocations, lazy imports and ONNX sessions are not throughput
-    ours(lm)()
-    if fast is not None:
-        ours(fast)()
+    for name in models:
+        runs[name]()
     times = interleaved(runs, args.repeats, before=cold, loads=loads)
     times.update(peer_seconds)  # the peer's own clock around encode, not our round trip to it
     stats_cold = cache_stats(lm)
-    warm = interleaved({"ours warm cache": ours(lm)}, args.repeats)  # the cache holds every sentence now
+    warm = interleaved({"ours warm cache": ours(lm, "ours")}, args.repeats)  # the cache holds every sentence now
     stats_warm = cache_stats(lm)
     times.update(warm)
 
-    st_vecs, our_vecs = out["sentence-transformers"], out[lm.name]
+    st_vecs, our_vecs = out["sentence-transformers"], out["ours"]
     max_diff = float(np.abs(st_vecs - our_vecs).max())
-    vecs = {"sentence-transformers": st_vecs, "ours": our_vecs}
-    vecs["ours bulk"] = out[lm.name + " bulk"]
-    if fast is not None:
-        vecs["ours int8"] = out[fast.name]
-        vecs["ours int8 bulk"] = out[fast.name + " bulk"]
+    vecs = {"sentence-transformers": st_vecs, **{row: out[row] for row in OURS if row in out}}
     if peers is not None:
         for variant in peers.header["variants"]:
             vecs[PEER_ROWS[variant]] = peers.vectors(variant)
@@ -260,16 +268,16 @@ def main(argv: list[str] | None = None) -> int:
     vnni_or_amx = bool(flags & {"avx512_vnni", "avx_vnni", "amx_int8"})
     targets = []
     for path in ("", " bulk"):  # the commands' path (states cached per text) and the corpus path
-        full, int8 = "ours" + path, "ours int8" + path
+        full = "ours" + path
         targets += [(f"{full} >= 1.4x sentence-transformers default", full, "sentence-transformers", 1.4),
                     (f"{full} >= 1.3x best fp32 peer ({fp32_best})", full, fp32_best, 1.3)]
-        if int8 in med:
+        for fast_row in [k + path for k in ("ours int8", "ours bf16") if k + path in med]:  # the fast path's kernels
             if low_best is not None:
-                targets.append((f"{int8} >= 1.3x best int8/bf16 peer ({low_best}, {precision[low_best]})",
-                                int8, low_best, 1.3))
-            targets.append((f"{int8} >= {full} full precision", int8, full, 1.0))
+                targets.append((f"{fast_row} >= 1.3x best int8/bf16 peer ({low_best}, {precision[low_best]})",
+                                fast_row, low_best, 1.3))
+            targets.append((f"{fast_row} >= {full} full precision", fast_row, full, 1.0))
             if vnni_or_amx:
-                targets.append((f"{int8} >= 3.0x sentence-transformers default (VNNI/AMX CPU)", int8,
+                targets.append((f"{fast_row} >= 3.0x sentence-transformers default (VNNI/AMX CPU)", fast_row,
                                 "sentence-transformers", 3.0))
     target_rows = [{"target": t, "ratio": round(med[p] / med[o], 2), "needed": need,
                     "met": med[p] / med[o] >= need} for t, o, p, need in targets]
@@ -282,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         "int8_engine": (None if fast is None else
                         "onnxruntime" if fast.state.backend.name == "onnx-int8" else "torch dynamic quantisation"),
         "spearman_drop_int8": (round(scores["ours"] - scores["ours int8"], 5) if "ours int8" in scores else None),
+        "spearman_drop_bf16": (round(scores["ours"] - scores["ours bf16"], 5) if "ours bf16" in scores else None),
         "cache_cold_runs": stats_cold.describe(), "cache_after_warm_runs": stats_warm.describe(),
         "load_avg_per_repeat": loads, "load_avg_end": [round(x, 2) for x in os.getloadavg()],
         "ratios": ratios, "targets": target_rows, "peer_precision": precision, "max_abs_diff_vs_st_default": diffs,
@@ -321,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  same vectors as sentence-transformers: max |diff| {max_diff:.2e} (<= 1e-5: {max_diff <= 1e-5})")
     if payload["spearman_drop_int8"] is not None:
         print(f"  int8 Spearman drop vs full precision: {payload['spearman_drop_int8']:+.4f} (target <= 0.005)")
+    if payload["spearman_drop_bf16"] is not None:
+        print(f"  bf16 Spearman drop vs full precision: {payload['spearman_drop_bf16']:+.4f} (target <= 0.005)")
     print(f"  cache: {stats_warm.describe()}")
     print(f"wrote {path.relative_to(path.parents[2])}")
     return 0 if max_diff <= 1e-5 else 1

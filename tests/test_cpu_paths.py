@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tools.core.errors import UserError
+from tools.models.backends.openvino_bf16 import available
 from tools.models.cpu import (
     INT8_WORTH,
     MEASURED,
@@ -29,11 +30,14 @@ from tools.models.kernels import fast_kernel
 
 
 def _expected_kernel(cpu: Cpu) -> FastKernel | None:
-    """The rule, written here apart from the code: int8 where this CPU model measured INT8_WORTH x full precision's
-    speed (None: this model was not measured, so it is timed)."""
+    """The rule, written here apart from the code: bf16 where this CPU model measured OpenVINO bf16 at least as fast
+    as int8 and INT8_WORTH x full precision's speed and openvino is installed; else int8 where it measured int8
+    INT8_WORTH x full precision's speed (None: this model was not measured, so it is timed)."""
     row = next((m for m in MEASURED if (m.kind, m.family_model) == (cpu.kind, cpu.family_model)), None)
     if row is None:
         return None
+    if row.bf16_x is not None and row.bf16_x >= max(row.int8_x, INT8_WORTH * row.full_x) and available():
+        return FastKernel.BF16
     return FastKernel.INT8 if row.int8_x / row.full_x >= INT8_WORTH else FastKernel.FP32
 
 
@@ -64,13 +68,17 @@ def test_model_says_where_passes_run_and_what_this_kind_of_cpu_measured(run):
     kernel = _expected_kernel(cpu)
     if kernel is FastKernel.FP32:
         assert "The fast path runs full precision on this CPU" in fast.text
+    elif kernel is FastKernel.BF16:
+        assert "Hidden states run on OpenVINO bf16" in fast.text and "PyTorch fp32" in fast.text
+        assert "The fast path runs bf16 (OpenVINO) on this CPU" in fast.text
     elif kernel is FastKernel.INT8:
         assert "ONNX Runtime int8" in fast.text and "PyTorch int8" in fast.text
         assert "The fast path runs int8 on this CPU" in fast.text
     else:
         assert "timed at first use" in fast.text
     if measured is not None and kernel is not None:  # the measurement of the kernels it runs
-        assert (measured.fast if kernel is FastKernel.INT8 else measured.full) in fast.text
+        said = {FastKernel.INT8: measured.fast, FastKernel.BF16: measured.bf16}.get(kernel, measured.full)
+        assert said in fast.text
 
 
 def test_int8_is_taken_only_where_the_measured_cpu_gained_enough_from_it():
@@ -92,8 +100,8 @@ def test_int8_is_taken_only_where_the_measured_cpu_gained_enough_from_it():
     # the setting overrides the table either way, and says so
     assert fast_kernel(None, "int8", avx2).kernel is FastKernel.INT8
     assert "ASSISTANT_FAST_KERNEL=fp32" in fast_kernel(None, "fp32", amx).why
-    with pytest.raises(UserError, match="use auto, int8 or fp32"):
-        fast_kernel(None, "bf16", amx)
+    with pytest.raises(UserError, match="use auto, int8, bf16 or fp32"):
+        fast_kernel(None, "bfloat", amx)
 
 
 def test_a_full_precision_fast_path_gives_full_precision_vectors_and_model_says_why(hub):

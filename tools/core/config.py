@@ -87,8 +87,9 @@ class Settings:
                                   "switch it to ONNX Runtime, exported once on first use; 0 keeps PyTorch", 0)
     fast: bool = _setting(False, "the int8 fast path for every model, as a `:int8` suffix on its name does "
                                  "(CPU only; scores move slightly)")
-    fast_kernel: str = _setting("auto", "what the fast path computes with: auto (int8 where this CPU's measured or "
-                                        "timed int8 pays, else full precision), int8, or fp32")
+    fast_kernel: str = _setting("auto", "what the fast path computes with: auto (OpenVINO bf16 where this CPU has "
+                                        "AMX, measured it faster and openvino is installed; else int8 where its "
+                                        "measured or timed int8 pays; else full precision), int8, bf16, or fp32")
     corpus_dir: str = _setting(DEFAULT_CORPUS_DIR, "folder that holds the encoded corpora (one folder per corpus: "
                                                    "rows, vectors, index, manifest)")
     corpus_max_mb: int = _setting(500, "size of a corpus file (`corpus load` or an upload), in MB", 1)

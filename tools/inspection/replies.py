@@ -15,7 +15,6 @@ from tools.charts import why as why_charts
 from tools.core.results import Chart, Result, Table
 from tools.core.text import code, md
 from tools.inspection.facts import FillReasons, Fills, ModelFacts, Tokens
-from tools.models.cpu import FastKernel
 
 #: Tokens named per mask in the ``mask --why`` reply.
 NAMED = 3
@@ -128,7 +127,7 @@ def tokenize(t: Tokens) -> Result:
 
 #: The backends' names as a person reads them.
 BACKEND_WORDS = {"torch": "PyTorch fp32", "onnx": "ONNX Runtime fp32", "onnx-int8": "ONNX Runtime int8",
-                 "torch-int8": "PyTorch int8"}
+                 "torch-int8": "PyTorch int8", "openvino-bf16": "OpenVINO bf16"}
 
 
 def path_sentence(f: ModelFacts) -> str:
@@ -147,14 +146,16 @@ def path_sentence(f: ModelFacts) -> str:
         which = "this CPU model" if f.measured.family_model == f.cpu.family_model else "a CPU of this kind"
         where += f"; on {which} ({f.measured.cpu}) {_fast_or_full(f)}."
     if f.kernel is not None:
-        runs_as = "int8" if f.kernel.kernel is FastKernel.INT8 else "full precision"
-        where += f" The fast path runs {runs_as} on this CPU: {f.kernel.why}."
+        where += f" The fast path runs {f.kernel.kernel.words} on this CPU: {f.kernel.why}."
     return where
 
 
 def _fast_or_full(f: ModelFacts) -> str:
     assert f.measured is not None
-    return f"the int8 path measured {f.measured.fast}" if "int8" in f.paths.get("bulk", "") else \
+    bulk = f.paths.get("bulk", "")
+    if "bf16" in bulk and f.measured.bf16:
+        return f"the bf16 path measured {f.measured.bf16}"
+    return f"the int8 path measured {f.measured.fast}" if "int8" in bulk else \
         f"full precision measured {f.measured.full}"
 
 
@@ -165,7 +166,8 @@ def path_rows(f: ModelFacts) -> list[tuple[str, str]]:
     rows = [(f"{kind} passes", BACKEND_WORDS.get(name, name)) for kind, name in f.paths.items()]
     rows.append(("CPU", f"{f.cpu.name} ({f.cpu.family_model}; {', '.join(sorted(f.cpu.flags)) or 'no flags read'})"))
     rows.append(("measured on this kind of CPU", "not yet" if f.measured is None else
-                 f"{f.measured.cpu}: full precision {f.measured.full}; int8 {f.measured.fast}"))
+                 f"{f.measured.cpu}: full precision {f.measured.full}; int8 {f.measured.fast}"
+                 + (f"; bf16 {f.measured.bf16}" if f.measured.bf16 else "")))
     if f.kernel is not None:
         rows.append(("fast path's kernels", f"{f.kernel.kernel.value}: {f.kernel.why}"))
     return rows

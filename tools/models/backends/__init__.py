@@ -6,12 +6,16 @@
 - ``onnx_runtime.OnnxBackend``: hidden states from an ONNX export in ONNX Runtime: ``onnx``
   (full precision; a CPU model switches to it at its first bulk batch, exported then) and
   ``onnx-int8`` (the fast path); attentions fall back to PyTorch. onnxruntime is imported only there.
+- ``openvino_bf16.OpenVinoBackend``: the fast path on CPUs with AMX (``openvino-bf16``): the full-precision ONNX
+  export run by OpenVINO in bf16; attentions on the float PyTorch encoder. openvino (optional) is imported
+  only there.
 
 Room for a remote serving engine: a class with ``name``, ``run`` and ``run_many`` (see :class:`Backend`).
 Modules are named ``torch_fp32``/``torch_int8`` rather than ``torch`` so that nothing can shadow the torch package.
 
 May import: torch, ``tools.core``, ``tools.models.threads``; onnx and onnxruntime only in
-``onnx_runtime``, when a model first needs it; never ``tools.models.hub`` (the hub imports the backends).
+``onnx_runtime``, openvino only in ``openvino_bf16``, when a model first needs it; never ``tools.models.hub``
+(the hub imports the backends).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ class EncoderModel(Protocol):
 class Backend(Protocol):
     """Computes one padded batch's states."""
 
-    #: "torch", "torch-int8", "onnx-int8": named in replies and benchmarks.
+    #: "torch", "torch-int8", "onnx", "onnx-int8", "openvino-bf16": named in replies and benchmarks.
     name: str
 
     def run(self, lm: EncoderModel, feed: dict[str, torch.Tensor], attentions: bool,
