@@ -58,7 +58,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh50": (0.97, 0.95), "fresh51": (0.97, 0.95), "fresh52": (0.95, 0.93), "fresh53": (0.96, 0.93),
           "fresh54": (0.96, 0.94), "fresh55": (0.97, 0.96), "fresh56": (0.97, 0.96), "fresh57": (0.97, 0.95),
           "fresh58": (0.97, 0.94), "fresh59": (0.96, 0.95), "fresh60": (0.96, 0.95), "fresh61": (0.96, 0.95),
-          "fresh62": (0.96, 0.94), "fresh63": (0.96, 0.95),
+          "fresh62": (0.96, 0.94), "fresh63": (0.96, 0.95), "fresh64": (0.96, 0.93), "fresh65": (0.96, 0.94),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -927,6 +927,19 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "rebuild the attention weights from Q, K and V in 'birds eat seeds', like a GPT would",
      "selfattn birds eat seeds --causal"),
     ([], "Hewitt-style: which layer encodes part of speech? use 40 sentences", "probe --sentences 40 --task pos"),
+    # a score broken down by token is `why`; "which tokens mattered" asks for a fill's attributions; a name glued to a
+    # number word ("done" is not "d one"); a number before an option's name, another option's name after the number
+    (["compare Tea is hot. | Coffee is warm."], "which tokens account for it",
+     "why Tea is hot. | Coffee is warm."),
+    ([], "complete 'She [MASK] the door.' and tell me which tokens mattered", "mask She [MASK] the door. --why"),
+    ([], "one dot per sentence, max pooling: Well done | Nice one | Bad move",
+     "project Well done | Nice one | Bad move --level sentences --pool max"),
+    ([], "paraphrase accuracy at a 3.5 threshold, 300 pairs", "benchmark --threshold 3.5 --sample 300"),
+    # another command's measure after a search; a bare number after several numbers is the count; "also" + a model
+    (["search slow shipping"], "now split my texts into 4 themes", "clusters --k 4"),
+    (["clusters --k 3 --seed 7"], "try 9", "clusters --k 9 --seed 7"),
+    (["attend The dog barked. --layer 3"], "also show minilm:int8",
+     "attend The dog barked. --layer 3 --vs minilm:int8"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -296,7 +296,9 @@ class Search(Command[Any, Any]):
 @register
 class Clusters(Command[Any, Any]):
     name, aliases = "clusters", ("topics", "cluster")
-    terms = ("k-means", "kmeans", "c-tf-idf", r"topic[- ]?model(?:s|l?ing)?")
+    terms = ("k-means", "kmeans", "c-tf-idf", r"topic[- ]?model(?:s|l?ing)?",
+             r"(?:group|split|divide|sort|bucket|organi[sz]e)\w*(?:\s+\S+){0,5}?\s+(?:into\s+)?(?:\S+\s+)?"
+             r"(?:topics|clusters|themes)\b")  # ("group the whole corpus into 7 topics")
     summary = ("groups of your texts (k-means on their vectors) with sizes, c-TF-IDF label words, three "
                "representative texts each, and every row's group")
     examples = ("clusters", "clusters --k 8", "clusters --corpus reviews --seed 3")

@@ -86,7 +86,8 @@ class Why(Command[Any, Any]):
     terms = ("integrated gradients", "attributions?", "responsible for", "token-pair contributions?",
              r"(?:which|what)\s+(?:input\s+)?(?:tokens|words)\s+(?:drive|drives|drove|make|made|cause|caused)",
              r"(?:tokens|words)\s+(?:that\s+)?matter(?:s|ed)?\s+(?:most\s+)?(?:for|to)\s+(?:the\s+|their\s+|its\s+|"
-             r"how\s+)?(?:similar|cosine|score|match)")
+             r"how\s+)?(?:similar|cosine|score|match)",
+             r"(?:tokens?|words?)\s+(?:that\s+)?account(?:s|ed)?\s+for")  # ("which tokens account for that score")
     summary = ("which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
                "add up to the cosine; for cls / max pooling integrated gradients with a completeness check")
     texts = Texts(2, 2, "two texts separated by `|`", "a | b")

@@ -27,6 +27,8 @@ _IT = re.compile(r"\bit\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
                             r"beside|alongside|put)\b", re.I)
+#: "also show minilm:int8": another model beside the answer, for a command that shows two side by side (``--vs``).
+_ALSO = re.compile(r"\b(?:also|too|as well)\b", re.I)
 
 
 def another_model(question: str, session: Session, table: Mapping[str, Command],
@@ -39,11 +41,14 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     if read.quoted or not (sounds_like_follow_up(question) or _IT.search(question) or _VERSUS.match(question)
                            or whose):
         return None
-    if not _ANOTHER_MODEL.search(question) and not whose:  # ("mpnet's guesses?": that model's answer)
+    asks = _ANOTHER_MODEL.search(question) is not None or whose  # ("mpnet's guesses?": that model's answer)
+    if not asks and not _ALSO.search(question):
         return None
     if (last := previous_command(session, table)) is None:
         return None
     previous, spec = last
+    if not asks and spec.option("vs") is None:
+        return None  # "include bert-small too" after `benchmark`: its list of models grows
     found = slots.MODEL.search(question)
     if len({slots.model_name(m) for m in slots.MODEL.finditer(question)}) > 1:
         return None  # "do that for minilm and mpnet": a list of models, for the command's own option

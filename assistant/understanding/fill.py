@@ -93,8 +93,12 @@ def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
 
 def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | None:
     """The option a bare number in a follow-up changes: the one number the previous line set (``had``: its options
-    away from their defaults; "make it 16" after `--max-length 10`), else the command's count ("more, like 30")."""
-    said = [name for name in had if (option := spec.option(name)) is not None and option.type.numeric]
+    away from their defaults; "make it 16" after `--max-length 10`), the command's count among several ("try 12" after
+    `clusters --k 5 --seed 1`), else the command's count ("more, like 30")."""
+    said = [name for name in had if (option := spec.option(name)) is not None
+            and (option.type.numeric or numbers.is_number(had[name]))]  # (`--k auto|N` set to a number)
+    if spoken.count_option(spec) in said:
+        return spoken.count_option(spec)
     if len(said) == 1:
         try:
             spec.option(said[0]).convert(number)  # type: ignore[union-attr]

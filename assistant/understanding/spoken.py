@@ -144,15 +144,18 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
     every pattern try every position)."""
     out = []
     # "seed 5 and 100 sentences": a number after "and" that another option's name follows is that option's
-    others = "|".join(sorted({w for o in spec.options if _counts(o) for w in option_names(spec, o)}, key=len,
-                             reverse=True))
+    counted = sorted({w for o in spec.options if _counts(o) for w in option_names(spec, o)}, key=len, reverse=True)
+    others = "|".join(counted)
     for option in sorted(spec.options, key=lambda o: -len(o.name)):
         if not _counts(option):
             continue
         gap = 2 if option.name == count_option(spec) else 1
         patterns: list[re.Pattern[str]] = []
+        # "a 3.5 threshold, 400 pairs": a number another option's name follows (itself without a number) is that one's
+        foreign = "|".join(w for w in counted if w not in option_names(spec, option)) or "(?!)"
         for word in option_names(spec, option):
-            before = compiled(rf"\b{word}\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5")
+            before = compiled(rf"\b{word}(?![a-z])\s*-?\s*{BETWEEN}{NUMBER}\b"  # not ids ("heads 2 and 5"), not "done"
+                              rf"(?!\s+(?:{foreign})\b(?!\s*-?\s*{BETWEEN}{NUMBER}))"
                               rf"(?!\s*(?:[-,]|to\b|and\b)\s*\d+\b(?!\s+(?:{others})\b))"
                               rf"(?!(?:(?<=st)|(?<=rd)|(?<=th)|(?<=ond))\s+(?:{others})\b)"  # ("layer, first head")
                               r"(?<!\bone(?=\s+(?:won|wins|was|is|came|got)\b))")  # not "why the top one won"

@@ -195,7 +195,8 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             r"why\s+(?:part|bit|flag|option)",
             "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "(?:which (?:input )?(?:words|tokens)|(?:input )?(?:words|tokens)) "
-            "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to)"
+            "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to|mattered|matter|matters|counted|"
+            "contributed)"
             "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)", "what (?:drove|drives) (?:it|that|this)\\b",
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
