@@ -55,6 +55,7 @@ sets are scored in both parts.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,8 +99,13 @@ def questions(path: Path) -> list[dict]:
     got = [r for r in rows(path) if r.get("needs", "") in ("", *TABLE)]
     if path.parent == ASKED:
         return got
-    known = {p.lower() for c in COMMANDS for p in c.phrasings} | {e.question.lower() for e in examples(TABLE)}
-    return [r for r in got if r["q"].lower() not in known]
+    return [r for r in got if r["q"].lower() not in _known()]
+
+
+@functools.cache
+def _known() -> frozenset[str]:
+    """The phrasings and learnt questions, lower-cased (read once: every learnt line is parsed to build it)."""
+    return frozenset({p.lower() for c in COMMANDS for p in c.phrasings} | {e.question.lower() for e in examples(TABLE)})
 
 
 @dataclass
