@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # OpenVINO bf16, the fast path's kernels on CPUs with AMX, timed beside int8 where it can run here
     bf16 = None
-    if not args.skip_fast and available() and "amx_bf16" in machine()["cpu_flags"]:
+    if not args.skip_fast and available() and "amx_bf16" in facts["cpu_flags"]:  # type: ignore[operator]
         bf16 = ModelHub(dataclasses.replace(hub.settings, fast_kernel="bf16")).get("minilm:int8")
 
     choice = fast_kernel(lm)  # what `minilm:int8` runs on this CPU (its kept timing or its kind's row)

@@ -61,6 +61,37 @@ def lm(hub):
     return hub.get("minilm")
 
 
+@pytest.fixture(scope="session")
+def tiny_folder(tmp_path_factory, lm):
+    """A random 2-layer BERT saved with MiniLM's tokenizer (its weights do not matter to the backends' tests)."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=lm.tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    BertModel(config).save_pretrained(folder)
+    lm.tokenizer.save_pretrained(folder)
+    return folder
+
+
+def load_tiny(folder):
+    """The tiny BERT of :func:`tiny_folder`, loaded afresh (a test may quantise it in place)."""
+    import torch
+
+    from tools.models.hub import load
+    from tools.models.names import ModelSource
+
+    return load(ModelSource("tiny", str(folder), "local"), torch.device("cpu"))
+
+
+@pytest.fixture()
+def tiny(tiny_folder):
+    """The tiny BERT, loaded for this test alone."""
+    return load_tiny(tiny_folder)
+
+
 @pytest.fixture()
 def run(hub):
     """Run a command line in a fresh conversation and return the Reply."""

@@ -19,33 +19,11 @@ import pytest
 import torch
 
 from tools.encoding.encode import encode
-from tools.models import hub as hub_module
 from tools.models.backends import onnx_runtime as onnx_int8
 from tools.models.backends.onnx_runtime import OnnxBackend
 from tools.models.hub import model_by_key, quantize
 
 TEXTS = ["The cat sat on the mat.", "We sat on the river bank and watched the boats go by."]
-
-
-@pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory, lm):
-    """A random 2-layer BERT saved with MiniLM's tokenizer (its weights do not matter here)."""
-    from transformers import BertConfig, BertModel
-
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=lm.tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
-    BertModel(config).save_pretrained(folder)
-    lm.tokenizer.save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture()
-def tiny(tiny_folder):
-    from tools.models.names import ModelSource
-
-    return hub_module.load(ModelSource("tiny", str(tiny_folder), "local"), torch.device("cpu"))
 
 
 def test_default_model_runs_torch_and_gives_transformers_own_states(lm):

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import torch
 
+from tests.conftest import load_tiny
 from tools.core.errors import UserError
 from tools.encoding.encode import encode
-from tools.models import hub as hub_module
 from tools.models.backends import openvino_bf16
 from tools.models.backends.onnx_runtime import OnnxBackend, export_onnx
 from tools.models.cpu import INT8_WORTH, Cpu, CpuKind, FastKernel, KernelChoice, choice_from
@@ -27,34 +27,14 @@ from tools.models.kernels import fast_kernel
 BF16 = KernelChoice(FastKernel.BF16, "asked for in a test")
 
 
-@pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory, lm):
-    """A random 2-layer BERT saved with MiniLM's tokenizer (its weights do not matter here)."""
-    from transformers import BertConfig, BertModel
-
-    folder = tmp_path_factory.mktemp("tiny-bert-bf16")
-    torch.manual_seed(1)
-    config = BertConfig(vocab_size=lm.tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
-    BertModel(config).save_pretrained(folder)
-    lm.tokenizer.save_pretrained(folder)
-    return folder
-
-
-def _tiny(folder):
-    from tools.models.names import ModelSource
-
-    return hub_module.load(ModelSource("tiny", str(folder), "local"), torch.device("cpu"))
-
-
 def _cosines(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.cosine_similarity(a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1]), dim=1)
 
 
 def test_bf16_batches_come_back_in_order_near_full_precision_and_attentions_stay_on_pytorch(tiny_folder):
-    full = _tiny(tiny_folder)
+    full = load_tiny(tiny_folder)
     full.state.backend = OnnxBackend.lazy(full, min_rows=1)
-    fast = quantize(_tiny(tiny_folder), BF16)
+    fast = quantize(load_tiny(tiny_folder), BF16)
     assert fast.name == "tiny:int8" and fast.state.backend.name == "openvino-bf16"
     assert fast.state.backend.path.endswith("float.onnx")  # the full-precision export, compiled in bf16
     texts = [f"Sentence number {i} is about {'the river bank ' * (i % 4)}boats." for i in range(7)]

@@ -97,15 +97,16 @@ def number_option(had: Mapping[str, str], spec: Command, number: str) -> str | N
     `clusters --k 5 --seed 1`), else the command's count ("more, like 30")."""
     said = [name for name in had if (option := spec.option(name)) is not None
             and (option.type.numeric or numbers.is_number(had[name]))]  # (`--k auto|N` set to a number)
-    if spoken.count_option(spec) in said:
-        return spoken.count_option(spec)
+    count = spoken.count_option(spec)
+    if count in said:
+        return count
     if len(said) == 1:
         try:
             spec.option(said[0]).convert(number)  # type: ignore[union-attr]
             return said[0]
         except UserError:
             pass
-    return spoken.count_option(spec)
+    return count
 
 
 def previous_texts(texts: list[str], word_first: bool, spec: Command, question: str) -> list[str]:

@@ -171,16 +171,17 @@ def quantize(lm: LoadedModel, kernel: KernelChoice | None = None) -> LoadedModel
 
     kernel = kernel or KernelChoice(FastKernel.INT8, "the int8 fast path was asked for")
     backend: Backend
-    if kernel.kernel is FastKernel.BF16:
+    if kernel.kernel in (FastKernel.BF16, FastKernel.FP32):  # both run the full-precision export
         from tools.models.backends.openvino_bf16 import OpenVinoBackend
 
         encoder = lm.encoder
         full_path = export_onnx(lm, int8=False)
-        backend = OpenVinoBackend(full_path) if full_path else TorchBackend("torch")
-    elif kernel.kernel is FastKernel.FP32:
-        encoder = lm.encoder
-        full_path = export_onnx(lm, int8=False)
-        backend = OnnxBackend(full_path, "onnx", TorchBackend("torch")) if full_path else TorchBackend("torch")
+        if full_path is None:
+            backend = TorchBackend("torch")
+        elif kernel.kernel is FastKernel.BF16:
+            backend = OpenVinoBackend(full_path)
+        else:
+            backend = OnnxBackend(full_path, "onnx", TorchBackend("torch"))
     else:
         onnx_path = export_int8(lm)  # from the float encoder, before it is quantised in place
         encoder = quantize_encoder(lm.encoder, lm.num_layers)
