@@ -34,16 +34,22 @@ test-all: $(VENV)/.installed chromium
 
 venv: $(VENV)/.installed
 
-# torch goes first, from its CPU wheel; constraints.txt keeps anything from replacing it. Then the project
-# itself, editable, with its test extra: the pins come from requirements*.txt through pyproject.toml, and the
-# `embedding-assistant` command works from any folder.
+# torch goes first, from its CPU wheel, with pip (the machines here keep that wheel on disk, where only pip looks);
+# constraints.txt keeps anything from replacing it. Then the project itself, editable, with its test extra: the
+# pins come from requirements*.txt through pyproject.toml, and the `embedding-assistant` command works from any
+# folder. That second step runs on uv, which fetches in parallel what pip fetches one package after another: the
+# same 132 packages at the same versions in 14 s against pip's 96 s (of which 75 s resolving), on the 2-core
+# Xeon 6/207 with a cold cache; pip does it where uv cannot.
 # --no-compile: pip would byte-compile every installed module (most are never imported), which took 80 of
-# the install's 150 s on a 2-core EPYC; Python compiles what is imported on first use and keeps it.
+# the install's 150 s on a 2-core EPYC; Python compiles what is imported on first use and keeps it (uv does not
+# compile either).
+UV_VERSION := 0.13.9
 $(VENV)/.installed: pyproject.toml requirements.txt requirements-test.txt requirements-ray.txt requirements-openvino.txt \
 		constraints.txt
 	python3 -m venv $(VENV)
-	$(PIP) install -q --no-compile --disable-pip-version-check torch==2.13.0
-	$(PIP) install -q --no-compile --disable-pip-version-check -e '.[test]' -c constraints.txt
+	$(PIP) install -q --no-compile --disable-pip-version-check torch==2.13.0 uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]' -c constraints.txt \
+		|| $(PIP) install -q --no-compile --disable-pip-version-check -e '.[test]' -c constraints.txt
 	touch $@
 
 # Debian's chromium for the browser tests (never `playwright install`: it downloads a browser).

@@ -1398,12 +1398,21 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     monkeypatch.undo()
     monkeypatch.setattr(router, "examples", lambda table: (*examples(table), Example("how alike are X and Y?",
                                                                                        "compare")))
+    embedded: list[str] = []
+    embed = router.embed
+    monkeypatch.setattr(router, "embed", lambda model, texts: embedded.extend(texts) or embed(model, texts))
     grown = router._Index.build(rows, lm, tmp_path)  # one more asked question: made again, kept beside the first
     assert len(grown.phrasings) == len(made.phrasings) + 1 and kept[0].is_file()  # kept beside the first
+    assert embedded == [router.frame("how alike are X and Y?")]  # only the new question is embedded
+    assert grown.vectors[:len(made.phrasings)].equal(made.vectors)
     assert len(list(tmp_path.glob("*.pickle"))) == kept_index.KEPT_INDEXES
     kept[0].write_bytes(b"not a pickle")  # a damaged file is made again, not an error
     monkeypatch.undo()
     assert router._Index.build(rows, lm, tmp_path).vectors.equal(made.vectors)
+    for vectors in tmp_path.glob("*.vectors"):
+        vectors.write_bytes(b"not a pickle either")  # and so are the phrasing vectors
+    kept[0].unlink()
+    assert router._Index.build(rows, lm, tmp_path).vectors.allclose(made.vectors, atol=1e-6)
 
 
 def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):

@@ -161,7 +161,8 @@ class _Index:
         kept = kept_index.read(path) if path is not None else None
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
-        vectors = embed(lm, phrasings)
+        vectors = kept_index.embedded(kept_index.vectors_path(folder, lm) if folder else None, phrasings,
+                                      functools.partial(embed, lm))
         words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit([p for p, _ in framed])
         classifier = LogisticRegression(C=CLASSIFIER_C, max_iter=3000)
         position = {kind: n for n, kind in enumerate(kinds)}
