@@ -29,7 +29,6 @@ import numpy as np
 import torch
 from scipy.sparse import csr_matrix, hstack
 from scipy.special import softmax
-from sentence_transformers import util
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -278,7 +277,7 @@ def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
     """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length."""
     vectors, _ = sentence_vectors(lm, list(texts), Pooling.SBERT)
     with threads_for(0):
-        return util.normalize_embeddings(vectors.float())
+        return torch.nn.functional.normalize(vectors.float(), p=2, dim=-1)  # sentence-transformers' own normalize
 
 
 #: Each loaded model's phrasing indexes (by its unique ``key``), keyed by the rows they index; freed with
