@@ -179,8 +179,8 @@ def test_options_said_in_words_become_the_rows_own_options(verb, words, options)
     ("export", "as markdown and html", {"format": "both"}),
     ("export", "in every format", {"format": "both"}),
     ("word", "the first and last strategies", {"strategy": "all"}),
-    # "every" one of a list option's choices
-    ("benchmark", "every pooling", {"pool": "cls,mean,max,sbert"}),
+    # "every" one of a list option's choices, where that is its default (every pooling the model has): none set
+    ("benchmark", "every pooling", {}),
     # numbers in words, an option named after its value, hyphenated
     ("contextuality", "with fifty sentences", {"sentences": "50"}),
     ("probe", "on twenty-five sentences", {"sentences": "25"}),
@@ -502,8 +502,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["clusters --k 5"], 'search ids 3,8,10-20 for "pricing"', "search pricing --in 3,8,10-20"),
     ([], "I have a csv called survey_answers.csv, the text is in a column named response. can you load it?",
      "corpus load survey_answers.csv --column response"),
-    # nothing to run again: `again`, which says so
-    ([], "same again but at layer 2", "again"),
+    # nothing to run again: `again` with the options said, which says so
+    ([], "same again but at layer 2", "again --layer 2"),
     # options said before the colon; a quoted word before it and the texts after it
     ([], "compare at layer three: the senator resigned | the politician stepped down",
      "compare the senator resigned | the politician stepped down --layer 3"),
@@ -940,6 +940,18 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["clusters --k 3 --seed 7"], "try 9", "clusters --k 9 --seed 7"),
     (["attend The dog barked. --layer 3"], "also show minilm:int8",
      "attend The dog barked. --layer 3 --vs minilm:int8"),
+    # a command's name that asks about typing, named as a command; every pooling is benchmark's default; a corpus
+    # named after the word "corpus"; "and explain why" after a fill; the same sentences are the same corpus and seed
+    ([], "explain how to use the syntax command", "help syntax"),
+    ([], "pearson and spearman for every pooling on 200 pairs", "benchmark --sample 200"),
+    ([], "outliers of corpus tickets", "outliers --corpus tickets"),
+    ([], "fill in 'Tea is [MASK].' and explain why", "mask Tea is [MASK]. --why"),
+    (["probe --corpus reviews --sentences 30 --seed 4"], "contextuality on the same sentences",
+     "contextuality --sentences 30 --corpus reviews --seed 4"),
+    # the last command run again with the options said for it (and with none run yet, `again` with them)
+    ([], "do the last command again with max pooling", "again --pool max"),
+    (["compare Tea is hot. | Coffee is warm."], "run the previous command again with layer 4",
+     "compare Tea is hot. | Coffee is warm. --layer 4"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -91,8 +91,9 @@ def _named(text: str, table: Mapping[str, Command[Any, Any]]) -> list[str]:
     command's alias: "explain the benchmark command")."""
     if text.lower().strip() in table:
         return [text.lower().strip()]
-    named = [n for w in re.findall(r"[\w-]+", text.lower())  # not "syntax" or "explain": words that ask about typing
-             if (n := _as_named(w, table)) and table[n].name != "help" and ABOUT_TYPING.fullmatch(n) is None]
+    named = [n for m in re.finditer(r"([\w-]+)(\s+command\b)?", text.lower())  # not "syntax" or "explain": words
+             if (n := _as_named(m.group(1), table)) and table[n].name != "help"  # that ask about typing, unless
+             and (ABOUT_TYPING.fullmatch(n) is None or m.group(2))]  # "command" follows ("the syntax command")
     return sorted(named, key=lambda w: table[w].name != w)
 
 

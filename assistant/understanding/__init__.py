@@ -39,6 +39,7 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
+from assistant.sharing.links import merged_line
 from assistant.understanding import context, fill, helping, named, replaced, router, settings_kept, spoken
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
@@ -63,7 +64,7 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both)\b|{_THOSE_TEXTS.pattern}"
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
-                    r"run the (?:last|previous) (?:command|one))", re.I)
+                    r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -122,8 +123,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
-    if not session.history and "again" in table and _AGAIN.match(question):  # nothing to run again: `again` says so
-        return Understanding(line="again", because="it asks to run the previous command again")
+    if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
+        return again
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
@@ -179,6 +180,34 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(line=line, because=f"it starts with `{typed}`")
     other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
     return Understanding(line=line, suggestions=other, because=router.because(routing))
+
+
+def _again(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
+    """A question that asks to run the previous command again: with no earlier command, `again` with the options it
+    says (any command's: `again` says there is nothing to run); after one, that command with the options it says for
+    it ("run the last command again at layer 2"), or None when it says none (the conversation reads it)."""
+    last = context.previous_command(session, table)
+    if last is None and session.history:
+        return None  # (a command that is not run again in other words: `corpus load`, `help`)
+    said: dict[str, str] = {}
+    for spec in [last[1]] if last is not None else table.values():
+        for name, value in spoken.read(slots.read(question).rest, spec).options.items():
+            said.setdefault(name, value)
+    because = "it asks to run the previous command again"
+    if last is None:
+        return Understanding(line=f"again {_options_line(said)}".strip(), because=because)
+    if not said:
+        return None
+    try:
+        return Understanding(line=merged_line(last[0], parse(f"again {_options_line(said)}", table, settings), table,
+                                              settings), because=because, follow_up=True)
+    except UserError:
+        return None
+
+
+def _options_line(options: Mapping[str, str]) -> str:
+    """Options as typed: ``--name value`` (a flag's value is empty)."""
+    return " ".join(f"--{name} {value}".rstrip() for name, value in options.items())
 
 
 def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command],

@@ -85,7 +85,11 @@ def _kept(question: str, before: Invocation | None, spec: Command, table: Mappin
     out: dict[str, str] = {}
     if before is not None and before.verb in table and _SAME_SETTINGS.search(question):  # "cka, same settings"
         out.update(_settings(before, spec, table))
-    same = [one.lower() if one else "sentences" for one, _ in _SAME.findall(question)]  # ("the same sample size")
+    said = _SAME.findall(question)
+    same = [one.lower() if one else "sentences" for one, _ in said]  # ("the same sample size")
+    if before is not None and before.verb in table and any(many.lower() == "sentences" for _, many in said):
+        typed = option_values(before, table[before.verb])  # the same sentences, not only as many: drawn from the
+        same += [name for name in ("corpus", "seed") if name in typed]  # same corpus with the same seed
     if "head" in same and not re.search(r"\blayers?\b", question, re.I):  # a head is numbered within its layer
         same.append("layer")
     for step, name in [(0, n) for n in same] + _steps(question):

@@ -118,6 +118,9 @@ def read(text: str, spec: Command, own_model: str | None = None,
                     or (_at_end(text, option) if no_texts else None)) is not None:
                 keep(option, *named)
             if option.name not in found and not option.type.numeric and (said := _said(text, spec, option)):
+                if not said[0]:  # every value, which is its default: nothing to set
+                    cuts.extend([] if overlaps(said[1], cuts) else [said[1]])
+                    continue
                 keep(option, *said)
                 bare = _raw_spans(text, said[0]) if said[0] not in COMMON else []
                 if option.name not in found and bare:  # its option's word belongs to another ("umap with one dot
@@ -212,7 +215,8 @@ def _counts(option: Option) -> bool:
 
 def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int]] | None:
     """The value of a choice option said in ``text`` and where: one choice; a list of them ("mean or max":
-    ``mean,max``, or its "all" choice when it takes one value); "every" one of them."""
+    ``mean,max``, or its "all" choice when it takes one value); "every" one of them ("" where that is the default
+    of a list option: benchmark's poolings)."""
     if not _any_value(spec, option).search(text):
         return None
     values = _values(spec, option)
@@ -236,12 +240,13 @@ def _said(text: str, spec: Command, option: Option) -> tuple[str, tuple[int, int
     if every is not None and (m := compiled(rf"(?<![\w-])(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:{names})s?\b")
                               .search(text)):
         return every, m.span()  # "is the CLS vector or the mean better? show all poolings"
-    if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
-        return ",".join(values), span
     if every is None and option.type.several and not said and _named_by(spec, option).search(text):
         for m in compiled(rf"\ball\s+({NUMBER})\b").finditer(text):  # "which pooling is best? try all four"
-            if in_digits(m.group(1)) == str(len(values)):
+            if in_digits(m.group(1)) == str(len(values)):  # (counted: each of them named)
                 return ",".join(values), m.span()
+    if every is None and option.type.several and (span := _choice(text, spec, option, "all")) is not None:
+        # (a list whose default sets none runs every value: "all" of them is that default, "" here)
+        return ",".join(values) if option.default is not None else "", span
     return (said[0][1], said[0][0]) if said else None
 
 

@@ -130,6 +130,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"\b(?:switch|change|go|move|swap)\s+(?:over\s+|back\s+)?to\s+the\s+(?P<v>[\w-]+)\s+one\b",
                r"\b(?:in|on|from|within|across)\s+(?:the\s+)?(?:corpus|dataset)\s+(?!called\b|named\b|map\b)"
                r"(?P<v>[\w-]+)\b(?!\.\w)",  # "in corpus hotels"
+               r"\b(?:of|for)\s+(?:corpus|dataset)\s+(?!called\b|named\b|map\b)(?P<v>[\w-]+)\b(?!\.\w)",
+               # ("atlas of corpus tickets")
                r"(?:^\s*|\bsearch\s+)(?:in\s+|through\s+)?(?:the|my|our)\s+(?!(?:corpus|data|dataset|texts|file|rows|ones|"
                r"documents|selection|points|map)\b)(?P<v>[\w-]+)(?=\s+for\b)",  # "search the reviews for X"
                r"\bsearch\s+(?:in\s+|through\s+)?(?!(?:corpus|data|dataset|texts|file|rows|documents|everything|"
@@ -191,7 +193,7 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
                r"(?:like|as)\s+(?:a\s+)?gpt(?:\s+(?:would|does))?(?:\s+with\s+masking)?", r"gpt[- ]style"),
     "truncation": ("truncat\\w*", "cut (?:it |them |\\S+ )?off", "chop(?:ped)? (?:it |\\S+ )?off",
                    "cut (?:it |them |that |this )?(?:at|to|after)(?= \\S+ tokens?\\b)"),
-    "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice)\b",
+    "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice|why(?=\W*$))\b",
             r"why\s+(?:part|bit|flag|option)",
             "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "(?:which (?:input )?(?:words|tokens)|(?:input )?(?:words|tokens)) "
