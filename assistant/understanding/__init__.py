@@ -184,15 +184,15 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
 
 def _again(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
     """A question that asks to run the previous command again: with no earlier command, `again` with the options it
-    says (any command's: `again` says there is nothing to run); after one, that command with the options it says for
-    it ("run the last command again at layer 2"), or None when it says none (the conversation reads it)."""
+    says (as the command that reads most of them: `again` says there is nothing to run); after one, that command
+    with the options it says for it ("run the last command again at layer 2"), or None when it says none (the
+    conversation reads it)."""
     last = context.previous_command(session, table)
     if last is None and session.history:
         return None  # (a command that is not run again in other words: `corpus load`, `help`)
-    said: dict[str, str] = {}
-    for spec in [last[1]] if last is not None else table.values():
-        for name, value in spoken.read(slots.read(question).rest, spec).options.items():
-            said.setdefault(name, value)
+    rest = slots.read(question).rest
+    said = max((spoken.read(rest, spec).options for spec in ([last[1]] if last is not None else table.values())),
+               key=len)
     because = "it asks to run the previous command again"
     if last is None:
         return Understanding(line=f"again {_options_line(said)}".strip(), because=because)
