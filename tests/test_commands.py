@@ -82,6 +82,13 @@ def test_a_toy_command_is_found_everywhere_without_touching_another_file(shout, 
     assert json.loads(called.content[0].text)["tables"][0]["rows"] == [["hey", "HEYHEY"]]
 
 
+def test_help_shows_a_commands_options_and_says_so_when_it_takes_none(hub):
+    compare = execute("help compare", Session(), hub).result
+    assert "--pool" in set(compare.table("compare options")["option"].str.split().str[0])
+    syntax = execute("help syntax", Session(), hub).result  # no empty table with headers only
+    assert not syntax.tables and "Usage: `syntax text` (it takes no options)" in syntax.text
+
+
 def test_the_toy_leaves_no_trace_once_unregistered(hub):
     with registered(Shout):
         assert "shout" in TABLE

@@ -64,9 +64,9 @@ class Help(Command[Any, Result]):
             frame = pd.DataFrame(rows, columns=["option", "what it does", "default"])
             examples = "\n".join(f"- `{e}`" for e in command.examples)
             aliases = f" (also: {', '.join(command.aliases)})" if command.aliases else ""
-            text = (f"**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`\n\n"
-                    f"Examples:\n{examples}")
-            return Result("help", text, [Table(f"{command.name} options", frame)])
+            text = (f"**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`"
+                    f"{'' if rows else ' (it takes no options)'}\n\nExamples:\n{examples}")
+            return Result("help", text, [Table(f"{command.name} options", frame)] if rows else [])
         frame = pd.DataFrame([{"command": c.name, "usage": c.usage, "what you get": c.summary} for c in commands()])
         text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
                 "(\"How similar are 'A cat sat.' and 'A kitten sat.'?\"). "
