@@ -310,7 +310,8 @@ def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
     r = reply.result
     first = r.tables[0] if r.tables else None  # its floats shown as the reply's tables show them, sorted by value
     table = gr.update(value=shown(first.frame), label=f"Full table: {first.name} (click a header to sort)") \
-        if first is not None else gr.update(value=pd.DataFrame(), label="The latest reply has no table")
+        if first is not None else gr.update(value=pd.DataFrame({"this reply has no table": []}),
+                                            label="The latest reply has no table")  # (an empty frame: columns 1 2 3)
     return table, write_downloads(r, session.downloads_dir(fresh=True))
 
 

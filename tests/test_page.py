@@ -286,4 +286,7 @@ def test_the_side_panel_shows_the_replys_main_table_and_mask_is_offered_only_whe
                            timeout=30_000)
     shown = page.locator("#full-table").inner_text()
     assert re.search(r"\b0\.\d{4}\b", shown) and not re.search(r"\d\.\d{6,}", shown)  # 4 decimals, as in the reply
+    ask(page, "help syntax")  # a reply without a table: the panel says so, no blank grid with columns 1 2 3
+    page.wait_for_function("document.querySelector('#full-table').innerText.includes('this reply has no table')",
+                           timeout=30_000)
     page.close()
