@@ -191,23 +191,19 @@ def _again(question: str, session: Session, table: Mapping[str, Command], settin
     if last is None and session.history:
         return None  # (a command that is not run again in other words: `corpus load`, `help`)
     rest = slots.read(question).rest
-    said = max((spoken.read(rest, spec).options for spec in ([last[1]] if last is not None else table.values())),
-               key=len)
+    specs = [last[1]] if last is not None else dict.fromkeys(table.values())  # (each command once, not per alias)
+    said = max((spoken.read(rest, spec).options for spec in specs), key=len)
+    line = fill.build(table["again"], [], said)
     because = "it asks to run the previous command again"
     if last is None:
-        return Understanding(line=f"again {_options_line(said)}".strip(), because=because)
+        return Understanding(line=line, because=because)
     if not said:
         return None
     try:
-        return Understanding(line=merged_line(last[0], parse(f"again {_options_line(said)}", table, settings), table,
-                                              settings), because=because, follow_up=True)
+        return Understanding(line=merged_line(last[0], parse(line, table, settings), table, settings),
+                             because=because, follow_up=True)
     except UserError:
         return None
-
-
-def _options_line(options: Mapping[str, str]) -> str:
-    """Options as typed: ``--name value`` (a flag's value is empty)."""
-    return " ".join(f"--{name} {value}".rstrip() for name, value in options.items())
 
 
 def _without_texts(question: str, routing: router.Routing, table: Mapping[str, Command],
