@@ -38,8 +38,9 @@ venv: $(VENV)/.installed
 # constraints.txt keeps anything from replacing it. Then the project itself, editable, with its test extra: the
 # pins come from requirements*.txt through pyproject.toml, and the `embedding-assistant` command works from any
 # folder. That second step runs on uv, which fetches in parallel what pip fetches one package after another: the
-# same 132 packages at the same versions in 14 s against pip's 96 s (of which 75 s resolving), on the 2-core
-# Xeon 6/207 with a cold cache; pip does it where uv cannot.
+# same packages at the same versions (`pip freeze` alike) in 14 s against pip's 96 s (of which 75 s resolving), with
+# cold caches on a 2-core "Intel(R) Xeon(R) Processor" (family 6 model 207; avx512f, amx_bf16); pip does it where uv
+# cannot.
 # --no-compile: pip would byte-compile every installed module (most are never imported), which took 80 of
 # the install's 150 s on a 2-core EPYC; Python compiles what is imported on first use and keeps it (uv does not
 # compile either).
