@@ -91,7 +91,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh59": DATA / "questions_fresh59.jsonl",
         "fresh60": DATA / "questions_fresh60.jsonl", "fresh63": DATA / "questions_fresh63.jsonl",
         "fresh64": DATA / "questions_fresh64.jsonl", "fresh65": DATA / "questions_fresh65.jsonl",
-        "fresh66": DATA / "questions_fresh66.jsonl", "fresh67": DATA / "questions_fresh67.jsonl"}
+        "fresh66": DATA / "questions_fresh66.jsonl", "fresh67": DATA / "questions_fresh67.jsonl",
+        "fresh68": DATA / "questions_fresh68.jsonl", "fresh69": DATA / "questions_fresh69.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"

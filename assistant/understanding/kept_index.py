@@ -18,7 +18,7 @@ from tools.models.hub import LoadedModel
 from tools.models.names import file_name
 
 #: What a kept file holds, in words: a file of another layout is never read (it is made again).
-LAYOUT = "one vector per distinct phrasing and row; the words and classifier of every phrasing said"
+LAYOUT = "one vector per distinct phrasing and row; the words and classifier of every phrasing said (float32)"
 #: What a kept file of phrasing vectors holds, in words.
 VECTORS_LAYOUT = "the texts in order, then their unit vectors as one float32 matrix"
 #: How many kept indexes the folder holds (13 MB each for MiniLM): one per model and set of examples in use.
