@@ -964,6 +964,14 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "do the last command again with max pooling", "again --pool max"),
     (["compare Tea is hot. | Coffee is warm."], "run the previous command again with layer 4",
      "compare Tea is hot. | Coffee is warm. --layer 4"),
+    (["static bank | A river bank. | A savings bank."], "which flags can you give it?", "help static"),
+    ([], "redo that with the texts 'A red car.' and 'A blue car.'", "again A red car. | A blue car."),
+    ([], "same again but drop the pooling option", "again --pool default"),
+    (["compare A red car. | A blue car. --layer 3"], "rerun it but reset the layer",
+     "compare A red car. | A blue car."),
+    ([], "load our file notes.txt as notes", "corpus load notes.txt --name notes"),
+    (["compare A red car. | A blue car."], "which tokens carry it?", "why A red car. | A blue car."),
+    ([], "self-similarity of the words from the reviews corpus", "contextuality --corpus reviews"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -87,7 +87,8 @@ class Probe(Command[Any, Any]):
 
 
 #: Words a question lists for `contextuality` without quotes: "for charge, table and run", "of bank and play".
-_LISTED_WORDS = re.compile(r"\b(?:for|of|is)\s+(?:the\s+words?\s+)?([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+_LISTED_WORDS = re.compile(r"\b(?:for|of|is)\s+(?:the\s+words?\s+)?(?!(?:from|in|on|of|across|within|over|through|"
+                           r"with|by|to|at)\b)([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
                            r"[A-Za-z'-]+)*)", re.I)
 #: One word said as what changes ("how much does light change with context", "bank's self-similarity").
 _CHANGING_WORD = re.compile(r"\bdoes\s+([A-Za-z-]+)\s+(?:change|vary|shift|drift)\b"

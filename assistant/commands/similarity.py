@@ -84,7 +84,7 @@ class Compare(Command[Any, Comparison]):
 class Why(Command[Any, Any]):
     name, aliases = "why", ("explain", "attribute")
     terms = ("integrated gradients", "attributions?", "responsible for", "token-pair contributions?",
-             r"(?:which|what)\s+(?:input\s+)?(?:tokens|words)\s+(?:drive|drives|drove|make|made|cause|caused)",
+             r"(?:which|what)\s+(?:input\s+)?(?:tokens|words)\s+(?:drive|drives|drove|make|made|cause|caused|carry|carries|carried)",
              r"(?:tokens|words)\s+(?:that\s+)?matter(?:s|ed)?\s+(?:most\s+)?(?:for|to)\s+(?:the\s+|their\s+|its\s+|"
              r"how\s+)?(?:similar|cosine|score|match)",
              r"(?:tokens?|words?)\s+(?:that\s+)?account(?:s|ed)?\s+for")  # ("which tokens account for that score")

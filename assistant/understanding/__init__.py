@@ -40,7 +40,7 @@ from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
-from assistant.understanding import context, fill, helping, named, replaced, router, settings_kept, spoken
+from assistant.understanding import context, fill, helping, named, replaced, reset, router, settings_kept, spoken
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
@@ -190,14 +190,20 @@ def _again(question: str, session: Session, table: Mapping[str, Command], settin
     last = context.previous_command(session, table)
     if last is None and session.history:
         return None  # (a command that is not run again in other words: `corpus load`, `help`)
-    rest = slots.read(question).rest
+    found = slots.read(question)
+    texts = list(found.texts) if found.quoted else []  # ("redo it with the sentences 'A' and 'B'")
+
+    def options(spec: Command) -> dict[str, str]:  # those it sets back ("drop the layer option"), then those it says
+        back = reset.back_to_default(found.rest, spec)
+        return {**back.options, **spoken.read(back.rest, spec).options}
+
     specs = [last[1]] if last is not None else dict.fromkeys(table.values())  # (each command once, not per alias)
-    said = max((spoken.read(rest, spec).options for spec in specs), key=len)
-    line = fill.build(table["again"], [], said)
+    said = max((options(spec) for spec in specs), key=len)
+    line = fill.build(table["again"], texts, said)
     because = "it asks to run the previous command again"
     if last is None:
         return Understanding(line=line, because=because)
-    if not said:
+    if not said and not texts:
         return None
     try:
         return Understanding(line=merged_line(last[0], parse(line, table, settings), table, settings),

@@ -16,13 +16,16 @@ from tools.core.text import code
 #: "back to the default model", "use the original model again".
 _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
                             r"original|usual|starting)\s+model\b", re.I)
-#: "how does that command work?", "what options does this command take?": `help` of the last command.
+#: "how does that command work?", "what options does this command take?", "what options can I pass to it?": `help` of
+#: the last command.
 _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings|parameters|arguments|what\s+else|"
                            r"(?:what|which)\s+other)\b.*\b(?:that|this|the\s+"
                            r"(?:last|previous))\s+(?:command|one)\b|\b(?:that|this)\s+(?:command|one)\W+(?:how|options?|"
                            r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
                            r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
-                           r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b",
+                           r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b|"
+                           r"\b(?:what|which)\s+(?:other\s+|more\s+)?(?:options|flags|settings|parameters|arguments)\s+"
+                           r"(?:can|could|does|do|should|may)\s+(?:i\s+|you\s+)?(?:\w+\s+){0,2}(?:it|this|that)\b",
                            re.I)
 #: Right after `help X`, a line that only names another command ("and for why?", "what about search?").
 _HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|how)\s+about\s+|(?:same\s+)?for\s+)?"

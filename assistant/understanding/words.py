@@ -162,7 +162,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "name": (r"\b(?:call|name)\s+it\s+['\"]?(?P<v>[\w-]+)",
              r"(?<!column )(?<!field )\b(?:called|named)\s+['\"]?(?P<v>[\w-]+)\b(?!\.\w)",
              r"\b(?:under|with|using)\s+the\s+name\s+['\"]?(?P<v>[\w-]+)",
-             r"\bload\s+(?:\S+\.\w+|it)\s+(?:again\s+)?as\s+(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
+             r"\bload\s+(?:(?:my|the|our|this)\s+)?(?:file\s+)?(?:\S+\.\w+|it)\s+(?:again\s+)?as\s+['\"‘“]?"
+             r"(?!a\b|an\b|the\b|my\b|corpus\b|dataset\b)(?P<v>[\w-]+)"),
 }
 #: A name said last, after "in" / "on" ("any duplicate texts in faq?", "the map in tickets using umap"), for a command
 #: that reads no texts of its own (so "in tickets" cannot belong to a query): patterns whose group ``v`` is the name.
