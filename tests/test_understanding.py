@@ -972,6 +972,11 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "load our file notes.txt as notes", "corpus load notes.txt --name notes"),
     (["compare A red car. | A blue car."], "which tokens carry it?", "why A red car. | A blue car."),
     ([], "self-similarity of the words from the reviews corpus", "contextuality --corpus reviews"),
+    (["compare A red car. | A blue car."], "and 'A green bus.' against the second one?",
+     "compare A green bus. | A blue car."),
+    (["word bank | A river bank. | A savings bank."], "now 'The bank of the Nile.' versus the first sentence",
+     "word bank | A river bank. | The bank of the Nile."),
+    ([], "paraphrase F1 if pairs rated 3 or more are paraphrases", "benchmark --threshold 3"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -28,6 +28,9 @@ _SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute|with|(?:what|h
 _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|let|and\s+if|if)?\s*the\s+"
                       r"(first|second|third|last)\s+(?:one|sentence|text)\s+(?:is|was|were|becomes|be|to|=)?\s*['\"“‘]",
                       re.I)
+#: "now explain 'X' against the first one instead": of two previous texts, the one not named replaced.
+_AGAINST = re.compile(r"['\"“‘][^'\"”’]+['\"”’]\s+(?:against|with|versus|vs\.?|beside|next\s+to)\s+"
+                      r"the\s+(first|second)\s+(?:one|sentence|text)\b", re.I)
 #: "remove the last one", "drop the second sentence": one of the previous texts left out.
 _DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|delete|take\s+out|leave\s+out|lose|"
                    r"without)\s+(?:the\s+(first|second|third|last)\s+(?:one|sentence|text)|['\"“‘](?P<text>[^'\"”’]+)['\"”’])"
@@ -51,18 +54,24 @@ def swapped_text(question: str, session: Session, table: Mapping[str, Command],
     """The previous command with one of its texts replaced by the one quoted ("swap the second one for 'X'"; after
     a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`)."""
     said = _SWAP.search(question) or _SWAP_IN.search(question) or _SWAP_IS.search(question)
-    if said is None or (last := previous_command(session, table)) is None:
+    against = _AGAINST.search(question) if said is None else None
+    if (said is None and against is None) or (last := previous_command(session, table)) is None:
         return None
     read = slots.read(question)
     before = parse(last[0], table, settings)
-    at = _position(said.group(1), last[1], before.texts)
+    if against is not None:  # (the other one of two: "'X' against the first one")
+        first = 1 if last[1].texts.word_first else 0
+        kept = _position(against.group(1), last[1], before.texts)
+        at = None if kept is None or len(before.texts) - first != 2 else 2 * first + 1 - kept
+        which = "second" if against.group(1).lower() == "first" else "first"
+    else:
+        at, which = _position(said.group(1), last[1], before.texts), said.group(1).lower()  # type: ignore[union-attr]
     if len(read.texts) != 1 or at is None:
         return None
     texts = list(before.texts)
     texts[at] = read.texts[0]
     line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
-    return Understanding(line=line, follow_up=True, because=f"it replaces the {said.group(1).lower()} text of "
-                                                           f"{code(last[0], 80)}")
+    return Understanding(line=line, follow_up=True, because=f"it replaces the {which} text of {code(last[0], 80)}")
 
 
 def _position(which: str, spec: Command, texts: list[str]) -> int | None:

@@ -24,7 +24,7 @@ OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "sample": ("sample of", "samples?", "pairs", "examples"),
     "seed": ("seed",),
     "threshold": ("threshold", "cutoff", "cut-off", "above", "over", "at least", "more than", "gold score", "cosine",
-                  "starts at", "from a score of",
+                  "starts at", "from a score of", "(?:scored|rated) (?:at )?",
                   "(?:loosen|lower|raise|tighten|set|move) (?:it|that|the threshold|the cutoff) to"),
     "max-length": ("max[ _]length", "maximum length", "max-length", "pad (?:it |them |those |that )?(?:both |all )?to",
                    "padded to",
