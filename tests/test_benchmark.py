@@ -287,6 +287,7 @@ def test_the_dev_reply_has_scores_baselines_edge_cases_chart_and_downloads(dev_r
     assert "stratified sample of 1,250 of the 1,500 pairs" in result.text
     assert spec["facet"]["field"] == "panel" and spec["spec"]["encoding"]["color"]["field"] == "genre"
     assert {r["panel"] for r in rows} == {"minilm / cls", "minilm / mean", "minilm / max", "minilm / sbert"}
+    assert spec["columns"] == 2  # four panels 2 x 2: no row of one panel beside two empty cells' bare axes
 
     files = {a.filename: a for a in result.artifacts}
     pairs_csv = pd.read_csv(io.BytesIO(files["benchmark_pairs.csv"].data))

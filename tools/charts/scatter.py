@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import altair as alt
@@ -23,7 +24,8 @@ def scatter_panels(
     columns: int = 3,
     size: int = 220,
 ) -> alt.FacetChart:
-    """Points of ``y`` against ``x`` coloured by ``color``, one panel per ``panel`` value.
+    """Points of ``y`` against ``x`` coloured by ``color``, one panel per ``panel`` value, at most ``columns`` to a
+    row and the rows filled evenly.
 
     Panels keep the order in which their values first appear in ``frame``.
     """
@@ -35,8 +37,11 @@ def scatter_panels(
         color=alt.Color(f"{color}:N", title=color, legend=alt.Legend(orient="bottom", labelLimit=240)),
         tooltip=tooltip or [x, y, color],
     ).properties(width=size, height=size)  # the legend below the panels: three panels fill a reply's width
+    # as few rows as ``columns`` allow, then as few columns as fill them: four panels 2 x 2, not 3 then 1 beside two
+    # empty cells that Vega-Lite draws as bare axes
+    rows = max(1, math.ceil(len(order) / columns))
     return base.facet(facet=alt.Facet(f"{panel}:N", sort=order, title=None),
-                      columns=min(columns, len(order))).properties(title=title)
+                      columns=max(1, math.ceil(len(order) / rows))).properties(title=title)
 
 
 # --- projection ----------------------------------------------------------------
