@@ -964,6 +964,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     ([], "do the last command again with max pooling", "again --pool max"),
     (["compare Tea is hot. | Coffee is warm."], "run the previous command again with layer 4",
      "compare Tea is hot. | Coffee is warm. --layer 4"),
+    # help of the last command asked with "it"; a rerun that resets options or brings texts; a file loaded "as" a
+    # name; a preposition is no word; "carry" asks why; "'X' against the first one"; "rated N or more"
     (["static bank | A river bank. | A savings bank."], "which flags can you give it?", "help static"),
     ([], "redo that with the texts 'A red car.' and 'A blue car.'", "again A red car. | A blue car."),
     ([], "same again but drop the pooling option", "again --pool default"),

@@ -52,20 +52,20 @@ _MASK_WORD = re.compile(r"\b(?:mask(?:ed|ing)?|hide|blank)\s+(?:out\s+)?(?:the\s
 def swapped_text(question: str, session: Session, table: Mapping[str, Command],
                  settings: Settings) -> Understanding | None:
     """The previous command with one of its texts replaced by the one quoted ("swap the second one for 'X'"; after
-    a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`)."""
-    said = _SWAP.search(question) or _SWAP_IN.search(question) or _SWAP_IS.search(question)
-    against = _AGAINST.search(question) if said is None else None
-    if (said is None and against is None) or (last := previous_command(session, table)) is None:
+    a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`), or,
+    of two, the one it does not keep ("'X' against the first one")."""
+    said = (_SWAP.search(question) or _SWAP_IN.search(question) or _SWAP_IS.search(question)
+            or _AGAINST.search(question))
+    if said is None or (last := previous_command(session, table)) is None:
         return None
     read = slots.read(question)
     before = parse(last[0], table, settings)
-    if against is not None:  # (the other one of two: "'X' against the first one")
-        first = 1 if last[1].texts.word_first else 0
-        kept = _position(against.group(1), last[1], before.texts)
-        at = None if kept is None or len(before.texts) - first != 2 else 2 * first + 1 - kept
-        which = "second" if against.group(1).lower() == "first" else "first"
-    else:
-        at, which = _position(said.group(1), last[1], before.texts), said.group(1).lower()  # type: ignore[union-attr]
+    which = said.group(1).lower()
+    if said.re is _AGAINST:  # the other one of two ("'X' against the first one": the second is replaced)
+        if len(before.texts) - (1 if last[1].texts.word_first else 0) != 2:
+            return None
+        which = "second" if which == "first" else "first"
+    at = _position(which, last[1], before.texts)
     if len(read.texts) != 1 or at is None:
         return None
     texts = list(before.texts)
