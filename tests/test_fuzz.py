@@ -147,7 +147,7 @@ def check(command: str, hub, fuzz_settings) -> None:
     json.dumps(payload, allow_nan=False)  # what the page receives
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(command=lines)
 def test_any_line_ends_in_a_reply_or_a_clear_error(command, hub, fuzz_settings):
     check(command, hub, fuzz_settings)
