@@ -21,7 +21,7 @@ from tools.corpus.read import read_texts
 from tools.corpus.store import CorpusStore
 from tools.encoding.pooling import Pooling, sentence_vectors
 
-ROWS, CHUNK = 2000, 32
+ROWS, CHUNK = 800, 32
 SUBJECTS = ["The cat", "A child", "My neighbour", "The old farmer", "A tourist", "The pilot", "Her brother"]
 VERBS = ["painted", "found", "carried", "forgot", "repaired", "sold", "described"]
 OBJECTS = ["a red bicycle", "the kitchen door", "an umbrella", "two letters", "the garden fence", "a small boat"]
