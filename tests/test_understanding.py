@@ -48,8 +48,8 @@ def test_the_question_sets_are_big_enough_and_valid():
 
 
 #: Floors a few points under the rates measured with full-precision routing (the same on every CPU), on
-#: minilm: (command, command+texts+options). The README gives each set's clean rate (scored once before its misses
-#: were read); the learnt sets' floors guard what they teach.
+#: minilm: (command, command+texts+options). docs/understanding.md gives each set's clean rate (scored once before
+#: its misses were read); the learnt sets' floors guard what they teach.
 FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.95), "fresh32": (0.95, 0.93),
           "fresh34": (0.96, 0.93), "fresh35": (0.96, 0.94), "fresh37": (0.95, 0.93), "fresh38": (0.97, 0.95),
           "fresh39": (0.96, 0.94), "fresh40": (0.96, 0.93), "fresh41": (0.97, 0.95), "fresh36": (0.97, 0.96),
@@ -59,7 +59,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh54": (0.96, 0.94), "fresh55": (0.97, 0.96), "fresh56": (0.97, 0.96), "fresh57": (0.97, 0.95),
           "fresh58": (0.97, 0.94), "fresh59": (0.96, 0.95), "fresh60": (0.96, 0.95), "fresh61": (0.96, 0.95),
           "fresh62": (0.96, 0.94), "fresh63": (0.96, 0.95), "fresh64": (0.96, 0.93), "fresh65": (0.96, 0.94),
-          "fresh66": (0.96, 0.93), "fresh67": (0.95, 0.93), "fresh68": (0.96, 0.93), "fresh69": (0.96, 0.94),
+          "fresh66": (0.96, 0.93), "fresh67": (0.95, 0.93), "fresh69": (0.96, 0.94),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),

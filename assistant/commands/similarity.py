@@ -115,6 +115,7 @@ class Why(Command[Any, Any]):
         'explain that similarity score',
         'what made "A" come up for my query?',
         'why is result "A" a match for my search?',
+        'which tokens account for them being close?',
     )
 
     @dataclass(frozen=True)

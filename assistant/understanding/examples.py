@@ -2,7 +2,7 @@
 
 ``asked/`` holds question sets written apart from the router by people who read only the README,
 COMMANDS.md and ``help`` (never the router, its phrasings or the other sets), each scored once before its
-misses were read (the README gives those clean rates), then kept to learn from, and the tuning set the
+misses were read (docs/understanding.md gives those clean rates), then kept to learn from, and the tuning set the
 phrasings were first tuned on. A row is ``{"q": question, "line": the command line it means}``, with
 ``before`` (the lines already run in that conversation) for a follow-up. A follow-up is read from its
 conversation, not from its words alone, so only rows without ``before`` teach which command a question asks
