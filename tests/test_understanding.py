@@ -1124,6 +1124,25 @@ def test_a_close_call_runs_the_best_reading_and_offers_the_runner_up(hub, monkey
     assert router.route(lm, close, rows).clear and execute(close, Session(), hub).suggestions == ()
 
 
+def test_a_follow_ups_close_call_offers_another_command_on_the_same_texts(hub, monkeypatch):
+    """"what's their cosine?" after `compare`: the reading that ran is the comparison; the one offered beside it is
+    another command on the conversation's texts, never the same command again on an example's texts."""
+    from assistant.dispatch import execute
+    from assistant.session import Session
+    from assistant.understanding import router
+
+    rows = [s for s in dict.fromkeys(TABLE.values()) if s.phrasings and s.name != "again"]
+    lm = router.routing_model(hub, "minilm")
+    question = "what's their cosine?"
+    monkeypatch.setattr(router, "MIN_MARGIN", router.route(lm, question, rows).margin + 0.01)
+    session = Session()
+    assert execute("compare The cat sat. | A kitten sat.", session, hub).ok
+    reply = execute(question, session, hub)
+    assert reply.ok and reply.interpreted_as == "compare The cat sat. | A kitten sat."
+    assert len(reply.suggestions) == 1 and not reply.suggestions[0].startswith("compare")
+    assert reply.suggestions[0].endswith("The cat sat. | A kitten sat."), reply.suggestions
+
+
 @pytest.mark.parametrize("question, line", [
     ("switch to bert base", "model bert-base"),  # a model's name, said with a space for its hyphen
     ("change the model to minilm int8", "model minilm:int8"),

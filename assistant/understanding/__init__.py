@@ -178,7 +178,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     # a close call runs the best reading and offers the runner-up one click away
     if typed is not None:
         return Understanding(line=line, because=f"it starts with `{typed}`")
-    other = () if routing.clear else tuple(s for s in _suggest(question, routing, table) if s != line)[:1]
+    other = () if routing.clear else _runner_up(question, routing, table, spec, before, last)
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
@@ -238,6 +238,22 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
         return twin
     return next((r.spec for r in routing.ranked[1:SUGGESTIONS]
                  if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= RUNNER_UP), best.spec)
+
+
+def _runner_up(question: str, routing: router.Routing, table: Mapping[str, Command], ran: Command,
+               before: Invocation | None, last: tuple[str, Command] | None) -> tuple[str, ...]:
+    """The close call's other reading, one click away: the likeliest row but the one that ran, filled with the
+    question's texts or the previous command's ones it refers to (its example line only when neither fits)."""
+    for ranked in routing.ranked[:SUGGESTIONS]:
+        if ranked.spec is ran:
+            continue
+        previous = fill.previous_texts(before.texts, last[1].texts.word_first, ranked.spec, question) \
+            if before is not None and last is not None else []
+        try:
+            return (fill.line_for(ranked.spec, question, table, previous),)
+        except UserError:
+            return (ranked.spec.examples[0],)
+    return ()
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
