@@ -46,6 +46,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   longer a clean measure; fresh67's misses are unread.
 - ``questions_fresh69.jsonl``: written the same way, beside fresh68, from the README of b211777, committed before any
   change of the round that read fresh68 (learnt in the next); scored then, misses unread.
+- ``questions_fresh70.jsonl`` and ``questions_fresh71.jsonl``: written the same way, side by side, from the README of
+  b943629 (after the round that learnt fresh68), committed before anyone read them; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -94,7 +96,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh60": DATA / "questions_fresh60.jsonl", "fresh63": DATA / "questions_fresh63.jsonl",
         "fresh64": DATA / "questions_fresh64.jsonl", "fresh65": DATA / "questions_fresh65.jsonl",
         "fresh66": DATA / "questions_fresh66.jsonl", "fresh67": DATA / "questions_fresh67.jsonl",
-        "fresh69": DATA / "questions_fresh69.jsonl"}
+        "fresh69": DATA / "questions_fresh69.jsonl", "fresh70": DATA / "questions_fresh70.jsonl",
+        "fresh71": DATA / "questions_fresh71.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
