@@ -33,7 +33,7 @@ import difflib
 import logging
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
@@ -161,7 +161,11 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     before = parse(last[0], table, settings) if last is not None else None
     spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
             if before is not None and before.texts else routing.best.spec)
-    previous = fill.previous_texts(before.texts, last[1].texts.word_first, spec, question) if before else []
+
+    def previous_for(command: Command) -> list[str]:  # the previous command's texts as ``command`` takes them
+        return fill.previous_texts(before.texts, last[1].texts.word_first, command, question) if before else []
+
+    previous = previous_for(spec)
     shared = settings_kept.shared_options(question, before, spec, table)
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
@@ -178,7 +182,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     # a close call runs the best reading and offers the runner-up one click away
     if typed is not None:
         return Understanding(line=line, because=f"it starts with `{typed}`")
-    other = () if routing.clear else _runner_up(question, routing, table, spec, before, last)
+    # (another row than the one that ran, on the texts the question refers to)
+    other = () if routing.clear else _suggest(question, routing, table, previous_for, leaving=spec, most=1)
     return Understanding(line=line, suggestions=other, because=router.because(routing))
 
 
@@ -240,28 +245,15 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
                  if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= RUNNER_UP), best.spec)
 
 
-def _runner_up(question: str, routing: router.Routing, table: Mapping[str, Command], ran: Command,
-               before: Invocation | None, last: tuple[str, Command] | None) -> tuple[str, ...]:
-    """The close call's other reading, one click away: the likeliest row but the one that ran, filled with the
-    question's texts or the previous command's ones it refers to (its example line only when neither fits)."""
-    for ranked in routing.ranked[:SUGGESTIONS]:
-        if ranked.spec is ran:
-            continue
-        previous = fill.previous_texts(before.texts, last[1].texts.word_first, ranked.spec, question) \
-            if before is not None and last is not None else []
-        try:
-            return (fill.line_for(ranked.spec, question, table, previous),)
-        except UserError:
-            return (ranked.spec.examples[0],)
-    return ()
-
-
-def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command]) -> tuple[str, ...]:
-    """The likeliest rows' lines, filled with the question's texts where they fit, else their examples."""
+def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command],
+             previous_for: Callable[[Command], list[str]] = lambda command: [], leaving: Command | None = None,
+             most: int = SUGGESTIONS) -> tuple[str, ...]:
+    """The likeliest rows' lines (at most ``most``; ``leaving`` out), each filled with the question's texts or the
+    previous ones it refers to (``previous_for``) where they fit, else the row's example."""
     lines = []
-    for ranked in routing.ranked[:SUGGESTIONS]:
+    for ranked in [r for r in routing.ranked[:SUGGESTIONS] if r.spec is not leaving][:most]:
         try:
-            lines.append(fill.line_for(ranked.spec, question, table))
+            lines.append(fill.line_for(ranked.spec, question, table, previous_for(ranked.spec)))
         except UserError:
             lines.append(ranked.spec.examples[0])
     return tuple(dict.fromkeys(lines))
