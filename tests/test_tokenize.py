@@ -80,3 +80,13 @@ def test_model_switch_keeps_the_conversation_model_on_failure(run):
     assert "outside the allowed model folders" in run("model /etc", session).error
     assert "works offline" in run("model no_such_org/no-such-model-xyz", session).error
     assert run("compare a | b", session).ok
+
+
+def test_model_int8_switches_the_conversation_to_its_own_models_fast_path(run):
+    from assistant.session import Session
+
+    session = Session(model="minilm")
+    reply = run("switch to the int8 model", session)
+    assert reply.ok and reply.interpreted_as == "model int8" and session.model == "minilm:int8"
+    assert reply.result.text.startswith("Switched this conversation to **minilm:int8**")
+    assert run("model int8", session).ok and session.model == "minilm:int8"  # already there: stays

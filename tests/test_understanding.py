@@ -980,6 +980,15 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["word bank | A river bank. | A savings bank."], "now 'The bank of the Nile.' versus the first sentence",
      "word bank | A river bank. | The bank of the Nile."),
     ([], "paraphrase F1 if pairs rated 3 or more are paraphrases", "benchmark --threshold 3"),
+    # heads doing something, asked after `attend`: its text, not "point" and "the"
+    (["attend The ship sailed at dawn. --layer 3"], "which heads point to the next token?",
+     "attend The ship sailed at dawn. --layer 3"),
+    # "both" after a command on one of them: the last two texts a command ran on
+    (["compare The ship sailed. | The boat left.", "attend The ship sailed."], "map both sentences with pca",
+     "project The ship sailed. | The boat left. --method pca"),
+    # a pointing word after two texts of its own points at them, not at the previous reply's
+    (["compare tall | short | wide"], "are 'near' and 'far' opposites for the model? compare them",
+     "compare near | far"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -13,12 +13,13 @@ import pandas as pd
 from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import commands, register
-from assistant.commands.slots import MODEL, Slots, model_name
+from assistant.commands.slots import INT8, MODEL, Slots, model_name
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 from tools.core.text import code
 from tools.inspection import info, replies, tokens
 from tools.inspection.facts import Padding, Tokens
+from tools.models.names import FAST_SUFFIX, split_fast
 
 ORDER = 10
 #: Words that ask how a command is typed ("what options does project take?", "the usage of selfattn").
@@ -108,9 +109,10 @@ class Model(Command[Any, Result]):
     name = "model"
     followed = False
     passes_through = True
-    summary = "the model's facts (layers, heads, sizes, parameters, device); with a name, switch to it"
+    summary = ("the model's facts (layers, heads, sizes, parameters, device); with a name, switch to it (`int8`: "
+               "this model's int8 fast path)")
     texts = Texts(0, 1, "a model name", "[name]")
-    examples = ("model", "model minilm")
+    examples = ("model", "model minilm", "model int8")
     phrasings = (
         'which model is this?',
         'how many layers and heads does the model have?',
@@ -130,8 +132,11 @@ class Model(Command[Any, Result]):
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
         if texts:
-            loaded = ctx.model(texts[0])  # raises before the conversation's model changes
-            ctx.session.model = texts[0].strip()
+            name = texts[0].strip()
+            if name.lower() in ("int8", FAST_SUFFIX):  # the conversation's own model on its int8 path
+                name = split_fast(ctx.session.model or ctx.settings.model)[0] + FAST_SUFFIX
+            loaded = ctx.model(name)  # raises before the conversation's model changes
+            ctx.session.model = name
             result = replies.describe(info.description(loaded))
             return dataclasses.replace(result, text=f"Switched this conversation to **{loaded.name}**. " + result.text)
         return replies.describe(info.description(ctx.model()))
@@ -144,7 +149,7 @@ class Model(Command[Any, Result]):
         if slots.quoted:
             return slots.texts[:1]
         named = MODEL.search(slots.rest)
-        return [model_name(named)] if named else []
+        return [model_name(named)] if named else ["int8"] if INT8.search(slots.rest) else []  # ("the int8 model")
 
 
 @register

@@ -157,7 +157,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
-    last = context.previous_command(session, table)
+    last = context.previous_command(session, table, texts=2 if fill.BOTH.search(question) else 0)
     before = parse(last[0], table, settings) if last is not None else None
     spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
             if before is not None and before.texts else routing.best.spec)

@@ -156,17 +156,32 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 
-def previous_command(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
-    """The conversation's last command line and its row, when there is one a follow-up can change."""
+def _points_at_its_own(read: slots.Slots) -> bool:
+    """Whether the question's pointing word follows two texts of its own or more ("are 'cold' and 'hot' opposites?
+    compare them"): it points at those, not at the previous reply's (as "now 'A' and 'B' with those" does)."""
+    said = re.search(r"\b(?<!with )(?<!to )(?<!against )(?:they|them|those|these|both)\b", read.frame, re.I)
+    return said is not None and read.frame[:said.start()].count(slots.PLACEHOLDER) >= 2
+
+
+def previous_command(session: Session, table: Mapping[str, Command],
+                     texts: int = 0) -> tuple[str, Command] | None:
+    """The conversation's last command line and its row, when there is one a follow-up can change; with ``texts``,
+    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them)."""
     history = [*session.history, *([session.tried] if session.tried else [])]  # a failed last command too
-    while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
-        history.pop()  # "now the same comparison on this model": the command before the switch
-    try:
-        previous = previous_line(history, table)
-    except UserError:
-        return None
-    spec = table.get(previous.split(None, 1)[0].lower())
-    return None if spec is None or spec.name in META or not spec.followed else (previous, spec)
+    while history:
+        while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
+            history.pop()  # "now the same comparison on this model": the command before the switch
+        try:
+            previous = previous_line(history, table)
+        except UserError:
+            return None
+        spec = table.get(previous.split(None, 1)[0].lower())
+        if spec is None or spec.name in META or not spec.followed:
+            return None
+        if texts <= 1 or len(parse(previous, table).texts) >= texts:
+            return previous, spec
+        del history[len(history) - 1 - history[::-1].index(previous):]
+    return None
 
 
 #: A new text with a blank after an opening word, unquoted ("now Rome is the [MASK] of Italy." after `lens`).
@@ -218,7 +233,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     leftover = " ".join(w for w in leftover.split() if w.lower().strip(",.?!") not in named_as)
     # "that with 'a bird'", "add a third one: The milk has gone sour."
     adding = (read.given or ":" in read.rest) and bool(_REFERS.search(_DO_THAT.sub(" ", fill.before_colon(read.rest)))
-                                                        or _ADDS.search(read.rest))
+                                                        and not _points_at_its_own(read) or _ADDS.search(read.rest))
     # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
     opened = re.sub(r"^\W*(?:(?:and|so|but|ok|okay|now|then)\W+)+", "", plain, flags=re.I)  # "and why that fill?"
     first = opened.split(None, 1)[0].lower().strip("?!.,") if opened.strip() else ""

@@ -25,6 +25,9 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
                          r"th(?:is|at|ese|ose)\s+(?:sentences?|texts?|pair|one)|the\s+pair|"
                          r"(?:in|of|for)\s+each(?:\s+(?:one|of\s+them|sentence|text))?(?=\W*$)|"
                          r"(?:t?here)(?=\W*$))\b", re.I)
+#: Words that point back at two texts or more: the last command that ran on two ("plot both sentences" after
+#: `attend` of the first of them).
+BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other)\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
@@ -44,10 +47,11 @@ _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
 _ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
                    re.I)
-#: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."): for a
-#: command that follows the previous texts.
-_ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
-                      re.I)
+#: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."), or of heads,
+#: layers or tokens doing something ("which heads point to ..."): for a command that follows the previous texts.
+_ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+                      r"which\s+(?:heads?|layers?|tokens?|words?|pieces?|positions?)\s+(?!(?:of|in|for|from|on|about|"
+                      r"between|across)\b)[a-z]+\b", re.I)  # ("which heads point to the previous token?")
 #: Which of the previous texts "the first / second / third / last one" is.
 WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
 _HOW_MANY = {"two": 2, "three": 3}
