@@ -989,6 +989,23 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # a pointing word after two texts of its own points at them, not at the previous reply's
     (["compare tall | short | wide"], "are 'near' and 'far' opposites for the model? compare them",
      "compare near | far"),
+    # "N more" adds to the count shown; "never mind that." points at nothing; "add 'A' and compare all three" for
+    # another command; "the owls sentence": the one previous text that holds the word
+    (["search noisy fans --corpus reviews"], "show 3 more", "search noisy fans --corpus reviews --k 13"),
+    (["tokenize Rivers flow east."], "never mind that. which words are nearest to ocean?", "neighbors ocean"),
+    (["compare He rowed the boat. | She rows daily.", "why He rowed the boat. | She rows daily."],
+     "add 'They row at dawn.' and compare all three",
+     "compare He rowed the boat. | She rows daily. | They row at dawn."),
+    (["project Lions roar. | Owls hoot at night. | Cats purr."], "how many tokens does the owls sentence have?",
+     "tokenize Owls hoot at night."),
+    # the conversation's model named beside "the int8 model": its int8 path; a model's name is no word to measure;
+    # words said as "the words ..." are words even when one is also a filler ("run"); a quoted word "there": the
+    # previous text that holds it
+    (["cka"], "line up minilm's layers against the int8 model's", "cka --with minilm:int8"),
+    ([], "how contextual are minilm's vectors at each layer?", "contextuality"),
+    (["contextuality"], "now just for the words set and run", "contextuality set | run"),
+    (["attend Fruit flies like a banana."], "is 'flies' a noun there? show me the parse",
+     "syntax Fruit flies like a banana."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

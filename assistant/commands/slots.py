@@ -40,9 +40,12 @@ _NAMED = r"(?:column|field|corpus|dataset|pooling|strategy|method|basis)"
 _NAMED_QUOTE = re.compile(rf"(\b{_NAMED}\s+(?:is\s+)?|\bload\s+\S+\.\w+\s+as\s+)"
                           r"[\"'“‘]([\w-]+)[\"'”’]"
                           rf"|()[\"'“‘]([\w-]+)[\"'”’](?=\s+{_NAMED}\b)", re.I)
-#: "quick q:" before a question: no text follows that colon, the question does (read without it).
+#: "quick q:" before a question: no text follows that colon, the question does (read without it); "ok forget that."
+#: before a new request: it sets the last reply aside and points at nothing.
 ASIDE = re.compile(r"^\W*(?:(?:a|one|another)\s+)?(?:(?:quick|small|short|simple|silly|dumb|random)\s+)?"
-                    r"(?:q|qn|question)\s*:\s*", re.I)
+                   r"(?:q|qn|question)\s*:\s*|"
+                   r"^\W*(?:(?:ok|okay|so|well|right)\W+)?(?:forget|never\s*mind|scratch|ignore)\s+(?:that|this|it)"
+                   r"(?:\s+(?:one|last\s+one))?\s*[.,;!:-]+\s*(?=\S)", re.I)
 #: Two rows of the corpus said in words ("rows 12 and 40", "row 3 vs row 7"): the texts ``#12`` and ``#40``. Not a
 #: range nor a longer list ("rows 1 to 500", "rows 1, 5 and 20-40" are which rows to look in).
 _ROW_PAIR = re.compile(r"\brows?\s+#?(\d+)\s*(?:and|vs\.?|versus|with|&)\s*(?:rows?\s+)?#?(\d+)\b"

@@ -52,14 +52,16 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     found = slots.MODEL.search(question)
     if len({slots.model_name(m) for m in slots.MODEL.finditer(question)}) > 1:
         return None  # "do that for minilm and mpnet": a list of models, for the command's own option
-    if found is not None:
+    own_model = session.model or settings.model
+    if found is not None and not (slots.model_name(found) == own_model and slots.INT8.search(
+            question[:found.start()] + " " + question[found.end():])):  # ("minilm's layers with the int8 model's")
         other = slots.model_name(found)
     elif slots.INT8.search(question):
-        other = split_fast(session.model or settings.model)[0] + FAST_SUFFIX
+        other = split_fast(own_model)[0] + FAST_SUFFIX
     else:
         return None
     own = next((o for o in spec.options if takes_models(o)), None)
-    said = spoken.read(read.rest, spec, own_model=session.model or settings.model).options  # "and the attributions"
+    said = spoken.read(read.rest, spec, own_model=own_model).options  # "and the attributions"
     also = {o.dest: said[o.name] for o in spec.options if o.name in said and not takes_models(o)}
     if not any(o.name == "vs" for o in spec.options) and own is not None:  # `mask --model bert-base`
         try:

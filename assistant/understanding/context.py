@@ -63,9 +63,12 @@ _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|
                          r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
 #: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
-#: `contextuality`); what comes before them only wraps the change.
-_WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
-                        r"[A-Za-z][\w'-]*)*)\W*", re.I)
+#: `contextuality`; "just for the words play and run": said as words, any word is one); what comes before them only
+#: wraps the change.
+_WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+(the\s+words?\s+)?"
+                        r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)\W*", re.I)
+#: "5 more": as many again as the previous count said, added to it.
+_MORE = re.compile(r"\b(\d+)\s+more\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
 _ADDS = re.compile(r"\b(?:too|as well|also|add|plus|include|including)\b", re.I)
 #: One new word added to the previous texts, said alone ("add spring", "and include light too").
@@ -261,8 +264,9 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         texts = [alone.group(1), *before.texts[1:]]  # "what about queen", "and violin?" after `neighbors king`
     elif (not said.options and (listed := _WORDS_FOR.fullmatch(plain)) and fill.only_filler(listed.group(1))
           and not spec.texts.word_first and spec.texts.most != 0 and all(" " not in t for t in before.texts)):
-        texts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(2))
-        texts = [] if any(fill.only_filler(t) or t.lower() in table for t in texts) else texts  # (not "for them")
+        texts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed.group(3))
+        texts = [] if not listed.group(2) and any(fill.only_filler(t) or t.lower() in table for t in texts) else texts
+        # (not "for them")
     had = option_values(before, spec)
     if (not said.options and not texts and spec.texts.most == 0 and spec.option("corpus") is not None and (
             alone := _WORD_ALONE.fullmatch(plain)) and not fill.only_filler(alone.group(1)) and alone.group(1).lower()
@@ -271,6 +275,10 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     number = numbers.number_in(read.rest) if not said.options and not texts else None
     if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
+    if (more := _MORE.search(read.rest)) is not None and (count := spoken.count_option(spec)) in said.options and (
+            said.options[count] == more.group(1)) and numbers.is_number(was := had.get(count) or str(
+            spec.option(count).default)):  # type: ignore[union-attr]
+        said.options[count] = str(int(float(was)) + int(more.group(1)))  # "show 5 more" after 10 hits: 15
     if not said.options and not texts or spec.texts.most is not None and len(texts) > spec.texts.most:
         return None  # more texts than it takes is another question ("which tokens made #15 come up?" after a search)
     if not texts and all(had.get(name) == value for name, value in said.options.items()) and not fill.only_filler(

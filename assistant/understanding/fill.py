@@ -28,6 +28,13 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 #: Words that point back at two texts or more: the last command that ran on two ("plot both sentences" after
 #: `attend` of the first of them).
 BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other)\b", re.I)
+#: Words that add quoted texts to the previous ones for another command ("add 'A' and plot all three").
+_ADDED = re.compile(r"\b(?:add|adding|include|including|plus|all\s+(?:three|four|five|3|4|5))\b", re.I)
+#: One of the previous texts named by a word of its own ("the vampire sentence", "the river one").
+_NAMED_ONE = re.compile(r"\bthe\s+([a-z][\w'-]*)\s+(?:sentence|one|text|example)\b", re.I)
+#: Where a quoted word is: in the previous texts ("is 'man' a verb there?", "how does 'it' attend in that sentence?").
+_IN_THERE = re.compile(r"\b(?:there|in\s+(?:it|that|this|those|them|both|each)|"
+                       r"(?:that|this|the(?:\s+(?:first|second|last))?)\s+(?:sentence|text))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
@@ -73,6 +80,10 @@ def before_colon(question: str) -> str:
 def referred_texts(question: str, previous: list[str]) -> list[str]:
     """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
     question = before_colon(question)
+    named = [t for m in _NAMED_ONE.finditer(question) if m.group(1).lower() not in (*WHICH, "same", "other", "next")
+             for t in previous if re.search(rf"\b{re.escape(m.group(1))}\b", t, re.I)]
+    if len(named) == 1 and len(previous) > 1:
+        return named  # "how many tokens does the vampire sentence have?": the one text that holds "vampire"
     if not previous or REFERS_BACK.search(question) is None:
         return []
     some = re.search(r"\bthe\s+(first|last)\s+(two|three)\b", question, re.I)
@@ -215,8 +226,16 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
             kept = dict(shared or {})
-        elif REFERS_BACK.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
+        elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
             texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
+    elif previous and slots.quoted and _ADDED.search(slots.rest) and spec.followed and not spec.texts.word_first and (
+            spec.texts.most is None or len(previous) + len(texts) <= spec.texts.most):
+        texts = [*previous, *(t for t in texts if t not in previous)]  # "add 'A' and plot all three"
+    if (previous and slots.quoted and len(texts) == 1 and " " not in texts[0] and not spec.texts.word_first
+            and _IN_THERE.search(slots.rest) and spec.question_texts(slots, table) is None):
+        holders = [t for t in referred_texts(slots.rest, previous) or previous
+                   if " " in t and re.search(rf"\b{re.escape(texts[0])}\b", t, re.I)]
+        texts = holders[:spec.texts.most] if holders else texts  # "is 'man' a verb there? show me the parse"
     if texts and (ran := _RUN_ON.match(texts[0])) and ran.group(1).lower() in (spec.name, *spec.aliases):
         texts = [texts[0][ran.end():], *texts[1:]]  # "run static on Rain | Rain falls. | Rain stopped."
     if any(_ROW_ID.fullmatch(t) for t in texts):  # a query, then the corpus's rows ("what made row 7 match 'X'?")
