@@ -162,6 +162,10 @@ def _quoted_in_words(texts: list[str]) -> bool:
     return False
 
 
+#: A command's name and a word said in chat after it ("why tho", "compare pls"): a question about the last reply.
+_CHAT_TAIL = re.compile(r"\s*[a-z]+\s+(?:tho|though|then|pls|plz|please|again|now)\W*", re.I)
+
+
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
     """A line the parser refused, read as a sentence, or None (the parser's sentence stands).
 
@@ -189,7 +193,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
         return None  # texts between `|`: a typed command, whose texts may hold "and" or a "?" of their own
     shaped = (any(mark in line for mark in "'\"“‘:") or re.search(r"\s(?:and|vs\.?|versus|with)\s", line) is not None
               or line.rstrip().endswith("?")
-              or REFERS_BACK.search(line) is not None)  # "why are they similar?"
+              or REFERS_BACK.search(line) is not None  # "why are they similar?"
+              or _CHAT_TAIL.fullmatch(line) is not None)  # "why tho"
     if syntax and not shaped:
         return None
     read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None)

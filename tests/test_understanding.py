@@ -1006,6 +1006,13 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["contextuality"], "now just for the words set and run", "contextuality set | run"),
     (["attend Fruit flies like a banana."], "is 'flies' a noun there? show me the parse",
      "syntax Fruit flies like a banana."),
+    # a question that points at texts after a command without any: the last command that had them; "why tho";
+    # a layer's number is no count; "the score" after `compare` is its answer
+    (["compare Lamps glow. | Candles flicker.", "benchmark --sample 50"], "how are those sentences tokenized?",
+     "tokenize Lamps glow. | Candles flicker."),
+    (["compare Lamps glow. | Candles flicker."], "why tho", "why Lamps glow. | Candles flicker."),
+    (["clusters --k 5"], "what about at layer 2", "what about at layer 2"),
+    (["compare Lamps glow. | Candles flicker."], "what's the score exactly", "compare Lamps glow. | Candles flicker."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

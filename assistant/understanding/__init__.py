@@ -59,8 +59,10 @@ MAX_QUESTION_CHARS = 2000
 RUNNER_UP = 0.15
 #: Words that point back at the previous command's texts themselves ("that pair", "those two sentences").
 _THOSE_TEXTS = re.compile(r"\bth(?:at|is|e|ose|ese)\s+(?:two\s+)?(?:pair|sentences|texts)\b", re.I)
-#: Words that point back at the previous command's texts (not "it": "plot it" after a search is the corpus's map).
-_THEM = re.compile(rf"\b(?:they|them|those|these|both)\b|{_THOSE_TEXTS.pattern}", re.I)
+#: Words that point back at the previous command's texts or its answer (not "it": "plot it" after a search is the
+#: corpus's map).
+_THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:score|cosine|number))\b|"
+                   rf"{_THOSE_TEXTS.pattern}", re.I)  # ("what's the score exactly?" after `compare`)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
@@ -157,8 +159,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
-    last = context.previous_command(session, table, texts=2 if fill.BOTH.search(question) else 0)
-    before = parse(last[0], table, settings) if last is not None else None
+    last, before = _referred(question, session, table, settings, routing)
     spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
             if before is not None and before.texts else routing.best.spec)
 
@@ -228,6 +229,24 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
                                  shared=settings_kept.shared_options(question, before, ranked.spec, table))
             return Understanding(line=line, because=f"it carries no texts for `{routing.best.spec.name}`")
     return None
+
+
+def _referred(question: str, session: Session, table: Mapping[str, Command], settings: Settings,
+              routing: router.Routing) -> tuple[tuple[str, Command] | None, Invocation | None]:
+    """The previous command a question refers to, parsed: the last one, or the last that ran on as many texts as
+    the question points at when the last ran on fewer ("plot both sentences" after `attend` of one of them, "how
+    are those sentences tokenized?" after `benchmark`), if a command that takes texts reads the question then."""
+    last = context.previous_command(session, table)
+    before = parse(last[0], table, settings) if last is not None else None
+    points = _THEM.search(question) or fill.REFERS_BACK.search(question)
+    wanted = 2 if fill.BOTH.search(question) else 1 if points else 0
+    if before is None or len(before.texts) >= wanted or slots.read(question).quoted:
+        return last, before
+    older = context.previous_command(session, table, texts=wanted)
+    if older is None:
+        return last, before
+    earlier = parse(older[0], table, settings)
+    return (older, earlier) if _with_texts(question, routing, earlier).texts.most != 0 else (last, before)
 
 
 def _with_texts(question: str, routing: router.Routing, before: Invocation) -> Command:

@@ -67,6 +67,10 @@ _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|
 #: wraps the change.
 _WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+(the\s+words?\s+)?"
                         r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)\W*", re.I)
+#: A number said of a layer, a head or one of the texts ("at layer 3", "the second sentence"): no count, and no
+#: change at all to a command without that option.
+_NOT_A_COUNT = re.compile(r"\b(layer|head)s?\b|\b(?:first|second|third|fourth|last)\s+(sentence|text|one|pair)\b",
+                          re.I)
 #: "5 more": as many again as the previous count said, added to it.
 _MORE = re.compile(r"\b(\d+)\s+more\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
@@ -130,7 +134,8 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
     word command"), runs that command on the previous command's texts."""
     word = _NAMED_ALONE.fullmatch(OPENING.sub("", question).lower())
     spec = table.get(word.group(1) or word.group(2)) if word else None
-    last = previous_command(session, table) if spec is not None and spec.texts.least > 0 else None
+    least = spec.texts.least if spec is not None else 0
+    last = previous_command(session, table, texts=least) if least > 0 else None
     if spec is None or last is None:
         return None
     before = parse(last[0], table, settings)
@@ -181,7 +186,7 @@ def previous_command(session: Session, table: Mapping[str, Command],
         spec = table.get(previous.split(None, 1)[0].lower())
         if spec is None or spec.name in META or not spec.followed:
             return None
-        if texts <= 1 or len(parse(previous, table).texts) >= texts:
+        if not texts or len(parse(previous, table).texts) >= texts:
             return previous, spec
         del history[len(history) - 1 - history[::-1].index(previous):]
     return None
@@ -272,7 +277,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
             alone := _WORD_ALONE.fullmatch(plain)) and not fill.only_filler(alone.group(1)) and alone.group(1).lower()
             not in table):
         said.options["corpus"] = alone.group(1)  # "same for tickets" after `clusters --corpus reviews`
-    number = numbers.number_in(read.rest) if not said.options and not texts else None
+    number = numbers.number_in(read.rest) if not said.options and not texts and not any(
+        spec.option((m.group(1) or "").lower()) is None for m in _NOT_A_COUNT.finditer(read.rest)) else None
     if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
     if (more := _MORE.search(read.rest)) is not None and (count := spoken.count_option(spec)) in said.options and (

@@ -38,7 +38,7 @@ _IN_THERE = re.compile(r"\b(?:there|in\s+(?:it|that|this|those|them|both|each)|"
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
-again new let lets us just maybe part bit turn draw plot display see default switch change set make version
+tho though again new let lets us just maybe part bit turn draw plot display see default switch change set make version
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
