@@ -1013,6 +1013,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare Lamps glow. | Candles flicker."], "why tho", "why Lamps glow. | Candles flicker."),
     (["clusters --k 5"], "what about at layer 2", "what about at layer 2"),
     (["compare Lamps glow. | Candles flicker."], "what's the score exactly", "compare Lamps glow. | Candles flicker."),
+    # after a command on the corpus, "all of them" are its rows
+    (["search quiet fans --corpus reviews", "clusters --k 4 --corpus reviews"],
+     "put all of them on a map colored by stars", "map --corpus reviews --color stars"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -235,13 +235,14 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
               routing: router.Routing) -> tuple[tuple[str, Command] | None, Invocation | None]:
     """The previous command a question refers to, parsed: the last one, or the last that ran on as many texts as
     the question points at when the last ran on fewer ("plot both sentences" after `attend` of one of them, "how
-    are those sentences tokenized?" after `benchmark`), if a command that takes texts reads the question then."""
+    are those sentences tokenized?" after `benchmark`), if a command that takes texts reads the question then;
+    not past a command on the corpus."""
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
     points = _THEM.search(question) or fill.REFERS_BACK.search(question)
     wanted = 2 if fill.BOTH.search(question) else 1 if points else 0
-    if before is None or len(before.texts) >= wanted or slots.read(question).quoted:
-        return last, before
+    if before is None or len(before.texts) >= wanted or slots.read(question).quoted or last[1].option("corpus"):
+        return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
     older = context.previous_command(session, table, texts=wanted)
     if older is None:
         return last, before

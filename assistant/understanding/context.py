@@ -69,8 +69,9 @@ _WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+(the\s+words?\s+)
                         r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)\W*", re.I)
 #: A number said of a layer, a head or one of the texts ("at layer 3", "the second sentence"): no count, and no
 #: change at all to a command without that option.
-_NOT_A_COUNT = re.compile(r"\b(layer|head)s?\b|\b(?:first|second|third|fourth|last)\s+(sentence|text|one|pair)\b",
-                          re.I)
+_NOT_A_COUNT = re.compile(r"\b(layer|head)\s+(?:number\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"eleven|twelve)\b|\b(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|last)\s+"
+                          r"(layer|head|sentence|text|pair)\b", re.I)
 #: "5 more": as many again as the previous count said, added to it.
 _MORE = re.compile(r"\b(\d+)\s+more\b", re.I)
 #: Words that add new quoted texts to the previous reply's ("now with 'a dog ran' too").
@@ -278,7 +279,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
             not in table):
         said.options["corpus"] = alone.group(1)  # "same for tickets" after `clusters --corpus reviews`
     number = numbers.number_in(read.rest) if not said.options and not texts and not any(
-        spec.option((m.group(1) or "").lower()) is None for m in _NOT_A_COUNT.finditer(read.rest)) else None
+        spec.option((m.group(1) or m.group(2)).lower()) is None for m in _NOT_A_COUNT.finditer(read.rest)) else None
     if number is not None and (numeric := fill.number_option(had, spec, number)) is not None:
         said.options[numeric] = number  # "try 12 instead", "show ten per layer", "make it 16" after `--max-length 10`
     if (more := _MORE.search(read.rest)) is not None and (count := spoken.count_option(spec)) in said.options and (
