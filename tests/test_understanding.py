@@ -1016,6 +1016,25 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # after a command on the corpus, "all of them" are its rows
     (["search quiet fans --corpus reviews", "clusters --k 4 --corpus reviews"],
      "put all of them on a map colored by stars", "map --corpus reviews --color stars"),
+    # readings from fresh71 (made up in the same shapes): two texts by their places; "how similar" about the two
+    # texts of a command that is no comparison; "the word 'X' in them"; the inputs that drove a fill; "the same list
+    # for W"; a question that changes nothing of the last command is another one; static to contextual; "in it"
+    # after `corpus info NAME`; "make that the active one"
+    (["compare Owls hoot. | Bats fly. | Rivers flow."], "now only compare the second and the third",
+     "compare Bats fly. | Rivers flow."),
+    (["project The ship sailed. | The boat left."], "how similar are the two texts at layer 2?",
+     "compare The ship sailed. | The boat left. --layer 2"),
+    (["compare I paint walls and my walls dry. | Walls crack, and walls fall."], "what about only the word 'walls' in those",
+     "word walls | I paint walls and my walls dry. | Walls crack, and walls fall."),
+    (["mask The [MASK] flew home."], "which words in the sentence made it pick that?",
+     "mask The [MASK] flew home. --why"),
+    (["neighbors cat --space glove --k 15"], "and the same list for dog", "neighbors dog --space glove --k 15"),
+    (["static pitch | A high pitch. | The pitch was wet."], "and which words are closest to 'pitch' in glove?",
+     "neighbors pitch --space glove"),
+    (["project A cat sat. | A dog ran."], "show the shift from static to contextual for those tokens",
+     "project A cat sat. | A dog ran. --basis vocab"),
+    (["corpus info support"], "what topics are in it?", "clusters --corpus support"),
+    (["corpus load faq.csv --name support"], "now make that the active one", "corpus use support"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

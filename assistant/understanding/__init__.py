@@ -65,7 +65,7 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
                    rf"{_THOSE_TEXTS.pattern}", re.I)  # ("what's the score exactly?" after `compare`)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
-                    r"(?:the\s+)?same\s+again|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
+                    r"(?:the\s+)?same\s+(?:again|command\b)|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
                     r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
@@ -160,8 +160,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              "command lines, or write the texts in quotes.",
                              suggestions=_suggest(question, routing, table))
     last, before = _referred(question, session, table, settings, routing)
-    spec = (table[typed] if typed is not None else _with_texts(question, routing, before)
-            if before is not None and before.texts else routing.best.spec)
+    spec = (table[typed] if typed is not None else _word_first(question, routing, before, _with_texts(
+        question, routing, before)) if before is not None and before.texts else routing.best.spec)
 
     def previous_for(command: Command) -> list[str]:  # the previous command's texts as ``command`` takes them
         return fill.previous_texts(before.texts, last[1].texts.word_first, command, question) if before else []
@@ -250,19 +250,33 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     return (older, earlier) if _with_texts(question, routing, earlier).texts.most != 0 else (last, before)
 
 
+def _word_first(question: str, routing: router.Routing, before: Invocation, spec: Command) -> Command:
+    """``spec``, unless the question names a word that two of the previous texts hold and points back at them ("what
+    about just the word 'code' in those"): then the likeliest reading that takes a word first."""
+    said = slots.TARGET_WORD.search(question)
+    word = said.group(1).strip("'’") if said is not None else ""  # ("the word 'code'": its closing quote too)
+    if spec.texts.word_first or not word or not (_THEM.search(question) or fill.REFERS_BACK.search(question)) or (
+            sum(re.search(rf"\b{re.escape(word)}\b", t, re.I) is not None for t in before.texts) < 2):
+        return spec
+    return next((r.spec for r in routing.ranked[:SUGGESTIONS] if r.spec.texts.word_first), spec)
+
+
 def _with_texts(question: str, routing: router.Routing, before: Invocation) -> Command:
     """The best reading, unless it takes no texts and the question points back at the previous texts ("plot
     them"): then the next reading close behind that takes texts."""
     best = routing.best
     if best.spec.texts.most != 0 or slots.read(question).quoted or not _THEM.search(question):
         return best.spec
-    again = next((r.spec for r in routing.ranked if r.spec.name == before.verb and r.spec.texts.most != 0), None)
-    if again is not None and _THOSE_TEXTS.search(question) and spoken.read(slots.read(question).rest, again).options:
+    named = _THOSE_TEXTS.search(question) is not None  # "the two texts": a wider gap to a reading that takes them
+    near = 2 * RUNNER_UP if named else RUNNER_UP
+    again = next((r.spec for r in routing.ranked if r.spec.name == before.verb and r.spec.texts.most != 0
+                  and best.score - r.score <= 2 * RUNNER_UP), None)
+    if again is not None and named and spoken.read(slots.read(question).rest, again).options:
         return again  # ("all the pooling strategies for that pair" after `compare`: its option, on its texts)
     if twin := next((r.spec for r in routing.ranked if r.spec.name == best.spec.on_texts), None):
         return twin
     return next((r.spec for r in routing.ranked[1:SUGGESTIONS]
-                 if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= RUNNER_UP), best.spec)
+                 if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= near), best.spec)
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command],

@@ -60,6 +60,7 @@ _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|an
 _DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
 _WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
+                         r"(?:(?:the\s+)?same\s+(?:list|thing|again)\s+)?"  # ("and the same list for queen")
                          r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)\W*", re.I)
 #: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
@@ -297,6 +298,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     except UserError as exc:
         return Understanding(message=f"I read this as a change to {code(previous, 80)}, but: {exc}",
                              suggestions=(previous,), follow_up=True)
+    if line == previous and not fill.only_filler(fill.REFERS_BACK.sub(" ", leftover)):
+        return None  # it changes nothing and asks more ("which words sit closest to 'bark' in glove?" after `static`)
     return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
 
 

@@ -61,6 +61,9 @@ _ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|a
                       r"between|across)\b)[a-z]+\b", re.I)  # ("which heads point to the previous token?")
 #: Which of the previous texts "the first / second / third / last one" is.
 WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
+#: Two of the previous texts named by their places ("the first and the third", "the second and last ones").
+_ORDINAL_PAIR = re.compile(r"\bthe\s+(first|second|third|last)(?:\s+(?:one|sentence|text))?\s+(?:and|&|with|vs\.?)\s+"
+                           r"(?:the\s+)?(first|second|third|last)\b", re.I)
 _HOW_MANY = {"two": 2, "three": 3}
 
 
@@ -84,6 +87,10 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
              for t in previous if re.search(rf"\b{re.escape(m.group(1))}\b", t, re.I)]
     if len(named) == 1 and len(previous) > 1:
         return named  # "how many tokens does the vampire sentence have?": the one text that holds "vampire"
+    pair = _ORDINAL_PAIR.search(question)
+    if pair is not None and len(previous) > 2:  # "the first and the third"
+        picked = [WHICH[w.lower()] for w in pair.groups()]
+        return [previous[i] for i in picked if -len(previous) <= i < len(previous)]
     if not previous or REFERS_BACK.search(question) is None:
         return []
     some = re.search(r"\bthe\s+(first|last)\s+(two|three)\b", question, re.I)

@@ -61,6 +61,7 @@ def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
 #: "that one": the corpus the conversation named last; for `corpus` itself "drop it" and "cancel that load" too.
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
                        r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\b(?:it|that\s+corpus)\b|"
+                       r"\b(?:use|make)\s+that\b|"  # ("make that the active one")
                        r"\b(?P<halt>stop|cancel|abort|halt)\b.*\b(?:that|this|the)\s+(?:load|loading|encoding|upload)\b",
                        re.I)
 
@@ -72,11 +73,12 @@ _ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with|from)\s+it\b", re.I)
 def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:
     """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last; "measure
     contextuality on it" right after a line that named one, for a command that reads other texts unless told: that
-    one (a corpus command reads the one in use)."""
+    one (a corpus command reads the one in use, unless the line right before asked about another)."""
     just = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
     option = spec.option("corpus")
-    if just is not None and option is not None and "instead of" in option.help and _ON_IT.search(question):
-        return {"corpus": just.group(1) or just.group(2)}
+    if just is not None and option is not None and _ON_IT.search(question) and (
+            "instead of" in option.help or just.group(0).startswith("corpus info")):  # ("what topics are in it?"
+        return {"corpus": just.group(1) or just.group(2)}  # after `corpus info papers`: not the one in use)
     said = _THAT_ONE.search(question)
     if option is None or spec.texts.least > 0 or said is None or (
             (said["drop"] or said["halt"]) and spec.name != "corpus"):
@@ -120,11 +122,13 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
     called = _CALLED.search(question)
     if not said and called is not None and called["v"].lower() not in NOT_NAMES:
         said = [called["v"]]  # ("use the one called support": the command says which corpora there are)
+    if not said and _THAT_ONE.search(question) and (last := named_corpora(session)):
+        said = [last[-1]]  # ("make that the active one" after `corpus load F --name papers`)
     if len(said) != 1:
         return None
     name = said[0]
     rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|using|for|active|current|"
-                  r"working|work|with|the|one|called|named)\b", " ",
+                  r"working|work|with|the|one|called|named|that|it|this|make)\b", " ",
                   ACTION_WORDS[Action.USE].sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None
@@ -136,8 +140,8 @@ _NAMING = (Action.USE, Action.DROP)
 
 
 #: "the faq one": a corpus named by its name and "one" (right after `corpus`, which lists them).
-_THE_ONE = re.compile(r"\bthe\s+(?!(?:first|second|third|last|other|new|old|same|previous|big|small)\b)[\w-]+\s+one\b",
-                      re.I)
+_THE_ONE = re.compile(r"\bthe\s+(?!(?:first|second|third|last|other|new|old|same|previous|big|small|active|current|"
+                      r"working|default|main)\b)[\w-]+\s+one\b", re.I)
 
 
 def acted_on(question: str, session: Session, table: Mapping[str, Command],

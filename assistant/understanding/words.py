@@ -107,7 +107,9 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tokens": ("tokens", "token"),
     "special": ("special tokens?",),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)",
-              "input[- ]embeddings?(?=\\s+(?:basis|space|matrix))"),
+              "input[- ]embeddings?(?=\\s+(?:basis|space|matrix))",
+              "(?:from )?static (?:positions? )?(?:to|and|vs\\.?|versus) contextual"),  # ("the drift from static to
+    # contextual")
     "html": ("html", "(?:a\\s+)?web\\s*page"),
     "markdown": ("markdown", "md"),
 }
@@ -197,10 +199,11 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "why": ("explanation", r"(?:and|then)\s+explain\s+(?:it|that|them|the\s+choice|why(?=\W*$))\b",
             r"why\s+(?:part|bit|flag|option)",
             "explain (?:the |its |that |this )?(?:top |best |first )?(?:fill|prediction|guess|answer)s?",
-            "(?:which (?:input )?(?:words|tokens)|(?:input )?(?:words|tokens)) "
+            "(?:which (?:input )?(?:words|tokens|inputs)|(?:input )?(?:words|tokens)|inputs)"
+            "(?: in (?:the|that|this) (?:sentence|text)| in it)? "  # ("which words in the sentence pushed it")
             "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to|mattered|matter|matters|counted|"
             "contributed)"
-            "(?: (?:that|the|this|those|these|its) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
+            "(?: (?:that|the|this|those|these|its|each|every) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)", "what (?:drove|drives) (?:it|that|this)\\b",
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
             "(?: (?:that|this|the) (?:word|answer|fill|one))?",
