@@ -1022,9 +1022,10 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # after `corpus info NAME`; "make that the active one"
     (["compare Owls hoot. | Bats fly. | Rivers flow."], "now only compare the second and the third",
      "compare Bats fly. | Rivers flow."),
-    (["project The ship sailed. | The boat left."], "how similar are the two texts at layer 2?",
+    (["project The ship sailed. | The boat left."], "how similar do the two texts end up at layer 2?",
      "compare The ship sailed. | The boat left. --layer 2"),
-    (["compare I paint walls and my walls dry. | Walls crack, and walls fall."], "what about only the word 'walls' in those",
+    (["compare I paint walls and my walls dry. | Walls crack, and walls fall."],
+     "what about only the word 'walls' in those",
      "word walls | I paint walls and my walls dry. | Walls crack, and walls fall."),
     (["mask The [MASK] flew home."], "which words in the sentence made it pick that?",
      "mask The [MASK] flew home. --why"),
