@@ -185,7 +185,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(line=line, because=f"it starts with `{typed}`")
     # (another row than the one that ran, on the texts the question refers to)
     other = () if routing.clear else _suggest(question, routing, table, previous_for, leaving=spec, most=1)
-    return Understanding(line=line, suggestions=other, because=router.because(routing))
+    return Understanding(line=line, suggestions=other, because=router.because(routing, spec))
 
 
 def _again(question: str, session: Session, table: Mapping[str, Command], settings: Settings) -> Understanding | None:
@@ -241,7 +241,7 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     before = parse(last[0], table, settings) if last is not None else None
     points = _THEM.search(question) or fill.REFERS_BACK.search(question)
     wanted = 2 if fill.BOTH.search(question) else 1 if points else 0
-    if before is None or len(before.texts) >= wanted or slots.read(question).quoted or last[1].option("corpus"):
+    if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
     older = context.previous_command(session, table, texts=wanted)
     if older is None:
@@ -267,16 +267,17 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
     best = routing.best
     if best.spec.texts.most != 0 or slots.read(question).quoted or not _THEM.search(question):
         return best.spec
-    named = _THOSE_TEXTS.search(question) is not None  # "the two texts": a wider gap to a reading that takes them
-    near = 2 * RUNNER_UP if named else RUNNER_UP
+    pointed = _THOSE_TEXTS.search(question) is not None  # "the two texts": a wider gap to a reading that takes them
+    near = 2 * RUNNER_UP if pointed else RUNNER_UP
     again = next((r.spec for r in routing.ranked if r.spec.name == before.verb and r.spec.texts.most != 0
                   and best.score - r.score <= 2 * RUNNER_UP), None)
-    if again is not None and named and spoken.read(slots.read(question).rest, again).options:
+    if again is not None and pointed and spoken.read(slots.read(question).rest, again).options:
         return again  # ("all the pooling strategies for that pair" after `compare`: its option, on its texts)
     if twin := next((r.spec for r in routing.ranked if r.spec.name == best.spec.on_texts), None):
         return twin
     return next((r.spec for r in routing.ranked[1:SUGGESTIONS]
-                 if r.spec.texts.most != 0 and r.spec.followed and best.score - r.score <= near), best.spec)
+                 if r.spec.texts.most != 0 and r.spec.followed and not named.on_corpus(r.spec)  # (a query is no
+                 and best.score - r.score <= near), best.spec)  # text pointed at: "links for those?" is no `search`)
 
 
 def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command],

@@ -50,6 +50,13 @@ def named_corpora(session: Session) -> list[str]:
     return [m.group(1) or m.group(2) for line in session.history if (m := _NAMED_CORPUS.search(line))]
 
 
+def on_corpus(spec: Command) -> bool:
+    """Whether ``spec`` works on a corpus's rows (`search`, `clusters`, `map`), not on texts it would read from
+    a corpus instead of its own (`probe --corpus`: its option's help says "instead of")."""
+    option = spec.option("corpus")
+    return option is not None and "instead of" not in option.help
+
+
 def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
     """The previous command's ``--corpus`` for a command without texts ("any copies in there?" after `clusters
     --corpus tweets`)."""

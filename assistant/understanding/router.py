@@ -353,9 +353,16 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path
     return Routing(order, lm.name, index.deciding_words(index.specs.index(order[0].spec), said_words))
 
 
-def because(routing: Routing) -> str:
-    """Why a question was read as its best row: the nearest phrasing and the words that spoke for the row."""
+def because(routing: Routing, spec: Command | None = None) -> str:
+    """Why a question was read as its best row: the nearest phrasing and the words that spoke for the row; or, when
+    it was read as another row ``spec`` (one that takes the previous texts it points at), that row's own nearest
+    phrasing beside the best's."""
     best = routing.best
+    chosen = next((r for r in routing.ranked if r.spec is spec), best)
+    if chosen is not best:
+        return (f"it points back at the previous texts, which {best.spec.name} (its nearest example question "
+                f"\u201c{best.phrasing}\u201d, cosine {best.similarity:.2f}) does not take this way; the nearest for "
+                f"{chosen.spec.name} is \u201c{chosen.phrasing}\u201d (cosine {chosen.similarity:.2f})")
     words = f"; the words that spoke most for {best.spec.name}: {', '.join(routing.words)}" if routing.words else ""
     return f"its nearest example question is \u201c{best.phrasing}\u201d (cosine {best.similarity:.2f}){words}"
 
