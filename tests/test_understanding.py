@@ -1015,6 +1015,8 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["contextuality"], "now just for the words set and run", "contextuality set | run"),
     (["attend Fruit flies like a banana."], "is 'flies' a noun there? show me the parse",
      "syntax Fruit flies like a banana."),
+    (["search flies sold out --corpus reviews"], "how contextual is 'flies' in that corpus?",
+     "contextuality flies --corpus reviews"),
     # a question that points at texts after a command without any: the last command that had them; "why tho";
     # a layer's number is no count; "the score" after `compare` is its answer
     (["compare Lamps glow. | Candles flicker.", "benchmark --sample 50"], "how are those sentences tokenized?",

@@ -32,8 +32,9 @@ BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other)\b", re.I)
 _ADDED = re.compile(r"\b(?:add|adding|include|including|plus|all\s+(?:three|four|five|3|4|5))\b", re.I)
 #: One of the previous texts named by a word of its own ("the vampire sentence", "the river one").
 _NAMED_ONE = re.compile(r"\bthe\s+([a-z][\w'-]*)\s+(?:sentence|one|text|example)\b", re.I)
-#: Where a quoted word is: in the previous texts ("is 'man' a verb there?", "how does 'it' attend in that sentence?").
-_IN_THERE = re.compile(r"\b(?:there|in\s+(?:it|that|this|those|them|both|each)|"
+#: Where a quoted word is: in the previous texts ("is 'man' a verb there?", "how does 'it' attend in that sentence?";
+#: not "in that corpus").
+_IN_THERE = re.compile(r"\b(?:there|in\s+(?:it|them|both|each|th(?:at|is|ose|ese)(?!\s+[a-z]))|"
                        r"(?:that|this|the(?:\s+(?:first|second|last))?)\s+(?:sentence|text))\b", re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
