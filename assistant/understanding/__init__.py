@@ -239,8 +239,7 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     not past a command on the corpus."""
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
-    points = _THEM.search(question) or fill.REFERS_BACK.search(question)
-    wanted = 2 if fill.BOTH.search(question) else 1 if points else 0
+    wanted = 2 if fill.BOTH.search(question) else 1 if _points_back(question) else 0
     if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
     older = context.previous_command(session, table, texts=wanted)
@@ -250,12 +249,17 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     return (older, earlier) if _with_texts(question, routing, earlier).texts.most != 0 else (last, before)
 
 
+def _points_back(question: str) -> bool:
+    """Whether a question points back at the previous texts ("those", "the two sentences", "it")."""
+    return _THEM.search(question) is not None or fill.REFERS_BACK.search(question) is not None
+
+
 def _word_first(question: str, routing: router.Routing, before: Invocation, spec: Command) -> Command:
     """``spec``, unless the question names a word that two of the previous texts hold and points back at them ("what
     about just the word 'code' in those"): then the likeliest reading that takes a word first."""
     said = slots.TARGET_WORD.search(question)
     word = said.group(1).strip("'’") if said is not None else ""  # ("the word 'code'": its closing quote too)
-    if spec.texts.word_first or not word or not (_THEM.search(question) or fill.REFERS_BACK.search(question)) or (
+    if spec.texts.word_first or not word or not _points_back(question) or (
             sum(re.search(rf"\b{re.escape(word)}\b", t, re.I) is not None for t in before.texts) < 2):
         return spec
     return next((r.spec for r in routing.ranked[:SUGGESTIONS] if r.spec.texts.word_first), spec)
