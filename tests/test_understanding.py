@@ -1047,6 +1047,15 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "project A cat sat. | A dog ran. --basis vocab"),
     (["corpus info support"], "what topics are in it?", "clusters --corpus support"),
     (["corpus load faq.csv --name support"], "now make that the active one", "corpus use support"),
+    # a teacher's conversation in the page: a quoted word that attends lives in the last text; "compare with 'A'"
+    # after one text; a yes-or-no question about heads carries no text; "the two sentences" is no count
+    (["attend The trophy did not fit in the case because it was big."], "which word does 'it' attend to most?",
+     "attend The trophy did not fit in the case because it was big."),
+    (["attend The trophy did not fit."], "now compare with 'The trophy was too big.'",
+     "compare The trophy did not fit. | The trophy was too big."),
+    (["syntax The dog chased the cat."], "does any head track the subject?", "syntax The dog chased the cat."),
+    (["compare A kid ran. | A child sprinted."], "how do the two sentences differ in meaning?",
+     "compare A kid ran. | A child sprinted."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -18,6 +18,7 @@ ORDER = 40
 @register
 class Attend(Command[Any, AttentionMaps]):
     name, aliases = "attend", ("attention", "heads")
+    terms = (r"attends?\s+to", r"attending\s+to", r"attended\s+to")
     summary = ("attention maps (one head, one layer's heads, or every layer x head) and what each head does: "
                "attends to itself, the previous / next token, [CLS], [SEP]")
     texts = Texts(1, 2, "a text, or a pair `a | b`", "text [| pair]")

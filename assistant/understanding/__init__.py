@@ -256,9 +256,16 @@ def _points_back(question: str) -> bool:
 
 def _word_first(question: str, routing: router.Routing, before: Invocation, spec: Command) -> Command:
     """``spec``, unless the question names a word that two of the previous texts hold and points back at them ("what
-    about just the word 'code' in those"): then the likeliest reading that takes a word first."""
+    about just the word 'code' in those"): then the likeliest reading that takes a word first; or, for a reading
+    that takes a word first, unless the question names none and the previous sentences share none ("how do the
+    two sentences differ in meaning"): then the likeliest close reading that sets two texts or more side by side."""
     said = slots.TARGET_WORD.search(question)
     word = said.group(1).strip("'’") if said is not None else ""  # ("the word 'code'": its closing quote too)
+    read = slots.read(question)
+    if spec.texts.word_first and not word and not read.quoted and _points_back(question) and all(
+            " " in t for t in before.texts) and not slots.shared_word(read.rest, before.texts, slots.ASKING):
+        return next((r.spec for r in routing.ranked[1:SUGGESTIONS] if r.spec.texts.least >= 2 and r.spec.followed
+                     and not r.spec.texts.word_first and routing.best.score - r.score <= 2 * RUNNER_UP), spec)
     if spec.texts.word_first or not word or not _points_back(question) or (
             sum(re.search(rf"\b{re.escape(word)}\b", t, re.I) is not None for t in before.texts) < 2):
         return spec

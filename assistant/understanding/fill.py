@@ -34,8 +34,13 @@ _ADDED = re.compile(r"\b(?:add|adding|include|including|plus|all\s+(?:three|four
 _NAMED_ONE = re.compile(r"\bthe\s+([a-z][\w'-]*)\s+(?:sentence|one|text|example)\b", re.I)
 #: Where a quoted word is: in the previous texts ("is 'man' a verb there?", "how does 'it' attend in that sentence?";
 #: not "in that corpus").
-_IN_THERE = re.compile(r"\b(?:there|in\s+(?:it|them|both|each|th(?:at|is|ose|ese)(?!\s+[a-z]))|"
+_IN_THERE = re.compile(r"\b(?:there|attends?\s+to|in\s+(?:it|them|both|each|th(?:at|is|ose|ese)(?!\s+[a-z]))|"
                        r"(?:that|this|the(?:\s+(?:first|second|last))?)\s+(?:sentence|text))\b", re.I)
+#: Texts pointed at with their number ("how do the two sentences differ"): which texts, not a count.
+_POINTED_TEXTS = re.compile(r"\b(?:the|those|these|both)\s+(?:two|three|four|2|3|4)\s+(?:sentences|texts|pairs)\b",
+                            re.I)
+#: A new text said as what the previous one is set against ("now compare with 'A'" after `attend` of one text).
+_WITH_NEW = re.compile(r"\b(?:with|against|to|versus|vs\.?)\s+" + re.escape(slots_mod.PLACEHOLDER), re.I)
 #: Words a follow-up wraps its change in ("give me 30", "different seed please, 7", "and with attention flow?"):
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
@@ -53,8 +58,9 @@ _ON_THAT = re.compile(r"\b(?:on|with|for|using|like)\s+(?:that|those|these|them|
 #: A row of the corpus by its id.
 _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
-_ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b",
-                   re.I)
+_ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+                   r"(?:does|do|did|is|are|can|could|will|would)\s+(?:any|some|every|each|one|a|an|it|this|that|they)\s",
+                   re.I)  # ("does any head track the subject?": a yes-or-no question about the last texts)
 #: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."), or of heads,
 #: layers or tokens doing something ("which heads point to ..."): for a command that follows the previous texts.
 _ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
@@ -153,7 +159,7 @@ def read(question: str, spec: Command, own_model: str | None = None,
          known: Mapping[str, Sequence[str]] | None = None) -> tuple[Slots, dict[str, str]]:
     """The question's texts and the options of ``spec`` said in its words (``own_model``: the conversation's;
     ``known``: names that exist for an option)."""
-    outside = slots_mod.read(question).rest
+    outside = _POINTED_TEXTS.sub(" them ", slots_mod.read(question).rest)  # ("the two sentences": no count)
     said = spoken.read(outside, spec, own_model, known)
     return slots_mod.read(question, unquoted=said.rest, asking=asking_words(spec)), said.options
 
@@ -234,7 +240,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
             kept = dict(shared or {})
-        elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or all(_ROW_ID.fullmatch(t) for t in texts):
+        elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or _WITH_NEW.search(slots.frame) or all(
+                _ROW_ID.fullmatch(t) for t in texts):
             texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
     elif previous and slots.quoted and _ADDED.search(slots.rest) and spec.followed and not spec.texts.word_first and (
             spec.texts.most is None or len(previous) + len(texts) <= spec.texts.most):
