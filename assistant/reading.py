@@ -162,8 +162,11 @@ def _quoted_in_words(texts: list[str]) -> bool:
     return False
 
 
-#: A command's name and a word said in chat after it ("why tho", "compare pls"): a question about the last reply.
-_CHAT_TAIL = re.compile(r"\s*[a-z]+\s+(?:tho|though|then|pls|plz|please|again|now)\W*", re.I)
+#: A command's name and a word said in chat after it ("why tho", "compare pls"), or a question after it about
+#: what came before ("why are there so many pieces"): a question about the last reply.
+_CHAT_TAIL = re.compile(r"\s*[a-z]+\s+(?:tho|though|then|pls|plz|please|again|now)\W*|"
+                        r"\s*[a-z]+\s+(?:are|is|was|were|do|does|did)\s+(?:there|they|these|those|it|its)\b.*",
+                        re.I)  # ("why are there so many pieces": a question, not `why` with one text)
 
 
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
@@ -198,6 +201,9 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
     if syntax and not shaped:
         return None
     read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None)
+    if read.line is None and typed is not None and session.history and _CHAT_TAIL.fullmatch(line):
+        return understand(line, session, hub, TABLE, settings)  # ("why are there so many pieces" after `tokenize`:
+        # whatever reads it, or what it could not find with the likeliest lines, not `why`'s usage)
     if read.line is None:
         return None
     if read.follow_up and not syntax:

@@ -134,6 +134,16 @@ def test_a_question_read_as_the_reading_that_takes_the_texts_it_points_at_says_w
     assert "the nearest for compare is" in read.because
 
 
+def test_a_command_name_then_a_question_about_the_last_reply_offers_that_reply_on_its_texts(hub):
+    from assistant.reading import read_line
+
+    session = Session()
+    session.remember("tokenize Words split oddly.", Result("tokenize", ""))
+    read = read_line("why are there so many pieces", session, hub, hub.settings)
+    assert read.unclear is not None and "found 1 text" in read.unclear.message
+    assert "tokenize Words split oddly." in read.unclear.suggestions
+
+
 def test_a_question_says_why_it_was_read_so_and_a_typed_command_does_not(hub):
     from assistant.dispatch import execute
 
@@ -1056,6 +1066,11 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["syntax The dog chased the cat."], "does any head track the subject?", "syntax The dog chased the cat."),
     (["compare A kid ran. | A child sprinted."], "how do the two sentences differ in meaning?",
      "compare A kid ran. | A child sprinted."),
+    # "the same pair" points at the last two texts, past a command on one
+    (["compare A kid ran. | A child sprinted.", "tokenize A kid ran."], "what does glove say about the same pair?",
+     "static A kid ran. | A child sprinted."),
+    (["why A kid ran. | A child sprinted."], "show the whole thing as a 3d plot",
+     "project A kid ran. | A child sprinted. --dims 3"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -179,7 +179,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         runner = _without_texts(question, routing, table, before)  # "compare every layer with every other": `cka`
         if runner is not None:
             return runner
-        return Understanding(message=str(exc), suggestions=_suggest(question, routing, table))
+        return Understanding(message=str(exc), suggestions=_suggest(question, routing, table, previous_for))
     # a close call runs the best reading and offers the runner-up one click away
     if typed is not None:
         return Understanding(line=line, because=f"it starts with `{typed}`")

@@ -19,6 +19,7 @@ from tools.core.text import code
 _POINTS_AHEAD = re.compile(r"\bth(?:is|ese)(?:\s+(?:two|three|four))?(?:\s+(?:ones?|sentences?|texts?|pairs?))?\W*$",
                            re.I)
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
+                         r"the\s+whole\s+thing|"
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
@@ -27,7 +28,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
                          r"(?:t?here)(?=\W*$))\b", re.I)
 #: Words that point back at two texts or more: the last command that ran on two ("plot both sentences" after
 #: `attend` of the first of them).
-BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other)\b", re.I)
+BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other|(?:the|that|this)\s+(?:same\s+)?pair)\b", re.I)
 #: Words that add quoted texts to the previous ones for another command ("add 'A' and plot all three").
 _ADDED = re.compile(r"\b(?:add|adding|include|including|plus|all\s+(?:three|four|five|3|4|5))\b", re.I)
 #: One of the previous texts named by a word of its own ("the vampire sentence", "the river one").
@@ -45,6 +46,7 @@ _WITH_NEW = re.compile(r"\b(?:with|against|to|versus|vs\.?)\s+" + re.escape(slot
 #: never a text; a question of these and options of the previous command (or its count alone) changes that command.
 FILLER = frozenset("""run show give get another different more fewer less say per with please pls plz one ones
 tho though again new let lets us just maybe part bit turn draw plot display see default switch change set make version
+details detail
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
