@@ -1072,6 +1072,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "static A kid ran. | A child sprinted."),
     (["why A kid ran. | A child sprinted."], "show the whole thing as a 3d plot",
      "project A kid ran. | A child sprinted. --dims 3"),
+    # "the first sentence" after a command on one text: the first of the last two
+    (["compare A kid ran. | A child sprinted.", "tokenize A child sprinted."], "parse the first sentence for me",
+     "syntax A kid ran."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -67,6 +67,8 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+(?:again|command\b)|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
                     r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
+#: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
+_BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\b", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -234,12 +236,12 @@ def _without_texts(question: str, routing: router.Routing, table: Mapping[str, C
 def _referred(question: str, session: Session, table: Mapping[str, Command], settings: Settings,
               routing: router.Routing) -> tuple[tuple[str, Command] | None, Invocation | None]:
     """The previous command a question refers to, parsed: the last one, or the last that ran on as many texts as
-    the question points at when the last ran on fewer ("plot both sentences" after `attend` of one of them, "how
-    are those sentences tokenized?" after `benchmark`), if a command that takes texts reads the question then;
-    not past a command on the corpus."""
+    the question points at when the last ran on fewer ("plot both sentences" after `attend` of one of them, "the
+    first sentence" after a command on one, "how are those sentences tokenized?" after `benchmark`), if a command
+    that takes texts reads the question then; not past a command on the corpus."""
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
-    wanted = 2 if fill.BOTH.search(question) else 1 if _points_back(question) else 0
+    wanted = 2 if fill.BOTH.search(question) or _BY_PLACE.search(question) else 1 if _points_back(question) else 0
     if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
     older = context.previous_command(session, table, texts=wanted)
