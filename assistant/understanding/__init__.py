@@ -263,13 +263,16 @@ def _word_first(question: str, routing: router.Routing, before: Invocation, spec
     two sentences differ in meaning"): then the likeliest close reading that sets two texts or more side by side."""
     said = slots.TARGET_WORD.search(question)
     word = said.group(1).strip("'’") if said is not None else ""  # ("the word 'code'": its closing quote too)
-    read = slots.read(question)
-    if spec.texts.word_first and not word and not read.quoted and _points_back(question) and all(
-            " " in t for t in before.texts) and not slots.shared_word(read.rest, before.texts, slots.ASKING):
+    if not _points_back(question):
+        return spec
+    if spec.texts.word_first:  # (the question read once more only here: a word-first reading is rare)
+        read = slots.read(question)
+        if word or read.quoted or any(" " not in t for t in before.texts) or slots.shared_word(
+                read.rest, before.texts, slots.ASKING):
+            return spec
         return next((r.spec for r in routing.ranked[1:SUGGESTIONS] if r.spec.texts.least >= 2 and r.spec.followed
                      and not r.spec.texts.word_first and routing.best.score - r.score <= 2 * RUNNER_UP), spec)
-    if spec.texts.word_first or not word or not _points_back(question) or (
-            sum(re.search(rf"\b{re.escape(word)}\b", t, re.I) is not None for t in before.texts) < 2):
+    if not word or sum(re.search(rf"\b{re.escape(word)}\b", t, re.I) is not None for t in before.texts) < 2:
         return spec
     return next((r.spec for r in routing.ranked[:SUGGESTIONS] if r.spec.texts.word_first), spec)
 

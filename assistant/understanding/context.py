@@ -26,7 +26,7 @@ from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
 from assistant.understanding.reset import back_to_default
 from assistant.understanding.spans import says_term
-from assistant.understanding.words import ASIDE, OPENING
+from assistant.understanding.words import ASIDE, OPENING, ORDINALS, UNITS
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -70,8 +70,8 @@ _WORDS_FOR = re.compile(r"\W*((?:[\w']+\W+){0,4}?)(?:for|on)\s+(the\s+words?\s+)
                         r"([A-Za-z][\w'-]*(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)[A-Za-z][\w'-]*)*)\W*", re.I)
 #: A number said of a layer, a head or one of the texts ("at layer 3", "the second sentence"): no count, and no
 #: change at all to a command without that option.
-_NOT_A_COUNT = re.compile(r"\b(layer|head)\s+(?:number\s+)?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
-                          r"eleven|twelve)\b|\b(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|last)\s+"
+_NOT_A_COUNT = re.compile(rf"\b(layer|head)\s+(?:number\s+)?(?:\d+|{'|'.join(UNITS[1:13])})\b|"
+                          rf"\b(?:\d+(?:st|nd|rd|th)|{'|'.join(list(ORDINALS)[:5])}|last)\s+"
                           r"(layer|head|sentence|text|pair)\b", re.I)
 #: "5 more": as many again as the previous count said, added to it.
 _MORE = re.compile(r"\b(\d+)\s+more\b", re.I)
