@@ -128,6 +128,7 @@ class Model(Command[Any, Result]):
         'use the mpnet model instead',
         'change the model to bert-small',
         'load minilm:int8',
+        'use the int8 fast path',
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
@@ -169,6 +170,7 @@ class Tokenize(Command[Any, Tokens]):
         'how does the tokenizer break up "A"?',
         'how many tokens is "A"?',
         'what subword pieces does "w" turn into?',
+        'which word pieces does "w" become?',
         'break "w" into wordpieces',
         'tokenize the pair "A" and "B"',
     )

@@ -59,7 +59,8 @@ class Attend(Command[Any, AttentionMaps]):
 @register
 class SelfAttention(Command[Any, Any]):
     name, aliases = "selfattn", ("self-attention", "scratch")
-    terms = ("from[- ]scratch", "by[- ]hand", "recompute", "rebuild", "re-derive", "manual(?:ly)?")
+    terms = ("from[- ]scratch", "by[- ]hand", "recompute", "rebuil[dt]", "hand[- ]rebuil[dt]", "re-derive",
+             "manual(?:ly)?")
     summary = ("self-attention rebuilt by hand from a layer's own query/key/value weights, shown equal "
                "to the model's; --causal mask; --heads N toy with random projections")
     texts = Texts(1, 1, "one text", "text")

@@ -65,5 +65,4 @@ class Mask(Command[Any, Any]):
         return -2 * BLANK_BONUS if row else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        masked = [t for t in slots.texts if "[MASK]" in t]
-        return masked[:1] or ([slots.payload] if "[MASK]" in slots.payload else [])
+        return slots.masked

@@ -265,6 +265,9 @@ class Lens(Command[Any, Any]):
         """A blank asks for the lens as much as for `mask`: the words say which ("layerwise guesses")."""
         return BLANK_BONUS if slots.has_mask else 0.0
 
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        return slots.masked
+
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return lens.logit_lens(ctx.model(), texts, top=p.top)
 

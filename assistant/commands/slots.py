@@ -146,6 +146,13 @@ class Slots:
         return any("[MASK]" in t for t in self.texts)
 
     @property
+    def masked(self) -> list[str]:
+        """The one text with a blank that a command on a blank takes: quoted, or the unquoted words; none when no
+        text holds one ("show how the prediction forms layer by layer" points back at the previous blank)."""
+        masked = [t for t in self.texts if "[MASK]" in t]
+        return masked[:1] or ([self.payload] if "[MASK]" in self.payload else [])
+
+    @property
     def quotes_a_phrase(self) -> bool:
         """A quoted text of several words: a sentence or a query, never one word or a model's name."""
         return self.quoted and any(len(t.split()) > 1 for t in self.texts)

@@ -29,6 +29,7 @@ never ``assistant.app`` or ``assistant.render``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import logging
 import re
@@ -43,6 +44,7 @@ from assistant.sharing.links import merged_line
 from assistant.understanding import context, fill, helping, named, replaced, reset, router, settings_kept, spoken
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
+from assistant.understanding.numbers import in_digits
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -69,6 +71,11 @@ _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:r
                     r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
 #: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
 _BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\b", re.I)
+#: The pair of an earlier command ("explain the first pair" after two `compare`s).
+_EARLIER_PAIR = re.compile(r"\bthe\s+(?:first|earlier|other|original)\s+pair\b", re.I)
+#: The texts of the last commands together ("put all three in one matrix" after two pairs that share a text).
+_ALL_OF = re.compile(r"\ball\s+(three|four|five|3|4|5)\b(?!\s+(?:layers?|heads?|models?|pooling|strateg\w*|methods?|"
+                     r"ways|options|corpora|clusters|groups|words|tokens)\b)", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -241,6 +248,13 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     that takes texts reads the question then; not past a command on the corpus."""
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
+    if before is not None and before.texts and not slots.read(question).quoted:
+        if _EARLIER_PAIR.search(question) and (earlier := context.previous_command(session, table, 2, skip=1)):
+            return earlier, parse(earlier[0], table, settings)
+        many = _ALL_OF.search(question)
+        if many and len(before.texts) < (count := int(in_digits(many.group(1)))) and (
+                together := context.gathered(session, table, count)):
+            return last, dataclasses.replace(before, texts=together)
     wanted = 2 if fill.BOTH.search(question) or _BY_PLACE.search(question) else 1 if _points_back(question) else 0
     if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)

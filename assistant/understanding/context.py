@@ -9,8 +9,9 @@ layer", "the next head" are read from the conversation's lines (:mod:`.settings_
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import assistant.understanding.fill as fill
 import assistant.understanding.named as named
@@ -174,9 +175,32 @@ def _points_at_its_own(read: slots.Slots) -> bool:
 
 
 def previous_command(session: Session, table: Mapping[str, Command],
-                     texts: int = 0) -> tuple[str, Command] | None:
+                     texts: int = 0, skip: int = 0) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change; with ``texts``,
-    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them)."""
+    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them); with
+    ``skip``, the one that many before it ("explain the first pair" after two `compare`s)."""
+    found = (c for c in recent_commands(session, table) if not texts or len(parse(c[0], table).texts) >= texts)
+    return next(itertools.islice(found, skip, None), None)
+
+
+def gathered(session: Session, table: Mapping[str, Command], many: int) -> list[str]:
+    """The texts of the last commands together, oldest first, when they are ``many`` ("now put all three in one
+    similarity matrix" after `compare A | B` and `compare A | C`), else []; not past a command whose first text is a
+    word."""
+    runs: list[list[str]] = []
+    for line, spec in recent_commands(session, table):
+        if spec.texts.word_first:
+            return []
+        runs.insert(0, parse(line, table).texts)
+        texts = list(dict.fromkeys(t for run in runs for t in run))
+        if len(texts) >= many:
+            return texts if len(texts) == many else []
+    return []
+
+
+def recent_commands(session: Session, table: Mapping[str, Command]) -> Iterator[tuple[str, Command]]:
+    """The conversation's command lines a follow-up can change, with their rows, the last first; back to the first
+    one that cannot be changed (`help`, `corpus load`)."""
     history = [*session.history, *([session.tried] if session.tried else [])]  # a failed last command too
     while history:
         while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
@@ -184,14 +208,12 @@ def previous_command(session: Session, table: Mapping[str, Command],
         try:
             previous = previous_line(history, table)
         except UserError:
-            return None
+            return
         spec = table.get(previous.split(None, 1)[0].lower())
         if spec is None or spec.name in META or not spec.followed:
-            return None
-        if not texts or len(parse(previous, table).texts) >= texts:
-            return previous, spec
+            return
+        yield previous, spec
         del history[len(history) - 1 - history[::-1].index(previous):]
-    return None
 
 
 #: A new text with a blank after an opening word, unquoted ("now Rome is the [MASK] of Italy." after `lens`).
@@ -317,7 +339,9 @@ def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoke
         return spoken.Spoken({}, words)
     words = _WHAT_IF.sub(" ", aside.sub(" ", words))  # ("and max instead of cls": the choice it leaves)
     alone = list(choices.finditer(words))  # "what about max?" after `why`
-    if len(alone) == 1 and fill.only_filler(words[:alone[0].start()] + " " + words[alone[0].end():]):
+    after = words[alone[0].end():].split(None, 1) if len(alone) == 1 else []
+    counted = bool(after) and numbers.is_number(after[0])  # ("show all three side by side": texts, not `--pool all`)
+    if len(alone) == 1 and not counted and fill.only_filler(words[:alone[0].start()] + " " + words[alone[0].end():]):
         said = alone[0]
         return spoken.Spoken({names[said.lastindex - 1]: said.group(0).lower()},  # type: ignore[operator]
                              words[:said.start()] + " " + words[said.end():])

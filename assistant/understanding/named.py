@@ -116,13 +116,20 @@ _IT = re.compile(r"\b(?:it|that one|this one|that corpus|the new one)\b", re.I)
 
 
 _CALLED = re.compile(CALLED, re.I)
+#: One name picked alone ("use tweets", "ok switch to faq"): a corpus, right after the line that listed them.
+_PICKED = re.compile(r"\W*(?:(?:ok|okay|now|then|and|so|please|pls)\W+)*"
+                     r"(?:use|switch\s+to|pick|open|select|go\s+with)\s+(?:the\s+)?(?P<v>[\w-]+)"
+                     r"(?:\s+(?:one|corpus))?(?:\s+(?:please|pls))?\W*", re.I)
+#: The line that lists the corpora.
+_LISTED = re.compile(r"corpus(?:\s+list)?\s*")
 
 
 def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
                   settings: Settings) -> Understanding | None:
     """`corpus use NAME` for a question that only switches to a corpus this conversation may use ("go back to
     reviews", "switch to the tickets corpus", "make b the active one")."""
-    if "corpus" not in table or not (SWITCH.search(question) or ACTION_WORDS[Action.USE].search(question)):
+    picked = _PICKED.fullmatch(question)
+    if "corpus" not in table or not (SWITCH.search(question) or ACTION_WORDS[Action.USE].search(question) or picked):
         return None
     names = {*stored_corpora(session, settings), *named_corpora(session)}
     said = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w.-])", question, re.I)]
@@ -131,11 +138,14 @@ def corpus_switch(question: str, session: Session, table: Mapping[str, Command],
         said = [called["v"]]  # ("use the one called support": the command says which corpora there are)
     if not said and _THAT_ONE.search(question) and (last := named_corpora(session)):
         said = [last[-1]]  # ("make that the active one" after `corpus load F --name papers`)
+    if (not said and picked is not None and picked["v"].lower() not in NOT_NAMES and not slots.MODEL.search(question)
+            and session.history and _LISTED.fullmatch(session.history[-1])):
+        said = [picked["v"]]  # ("use tweets" right after `corpus`, which lists them: it says which there are)
     if len(said) != 1:
         return None
     name = said[0]
     rest = re.sub(rf"(?<![\w-]){re.escape(name)}|\b(?:corpus|dataset|data|go|to|use|using|for|active|current|"
-                  r"working|work|with|the|one|called|named|that|it|this|make)\b", " ",
+                  r"working|work|with|the|one|called|named|that|it|this|make|pick|open|select)\b", " ",
                   ACTION_WORDS[Action.USE].sub(" ", SWITCH.sub(" ", question)), flags=re.I)
     if not fill.only_filler(rest):
         return None

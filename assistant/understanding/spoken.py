@@ -102,7 +102,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
                 m = compiled(rf"(?<![\w-]){word}\b").search(text)
                 if m:
                     before = compiled(rf"{NOT}$").search(text[:m.start()])  # "without the causal mask"
-                    after = compiled(r"(?:\s+\w+)?\s+off\b").match(text, m.end())  # "turn the causal mask off"
+                    after = compiled(r"(?:\s+\w+){0,2}?\s+off\b").match(text, m.end())  # "the causal mask (turned) off"
                     if before or after:
                         keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
                     else:

@@ -107,7 +107,7 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "tokens": ("tokens", "token"),
     "special": ("special tokens?",),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)",
-              "input[- ]embeddings?(?=\\s+(?:basis|space|matrix))",
+              "input[- ]embeddings?(?=\\s+(?:basis|space|matrix|rows?))",
               "(?:from )?static (?:positions? )?(?:to|and|vs\\.?|versus) contextual"),  # ("the drift from static to
     # contextual")
     "html": ("html", "(?:a\\s+)?web\\s*page"),
@@ -188,7 +188,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
                        "active", "selected", "my", "the", "a", "an", "your", "our", "text", "first", "last",
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
                        "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
-                       "then", "also", "i", "you", "we", "corpus", "dataset", "encoding", "loading"})
+                       "then", "also", "i", "you", "we", "corpus", "dataset", "encoding", "loading", "overall",
+                       "altogether", "itself", "generally"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens",
