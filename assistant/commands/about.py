@@ -128,7 +128,6 @@ class Model(Command[Any, Result]):
         'use the mpnet model instead',
         'change the model to bert-small',
         'load minilm:int8',
-        'use the int8 fast path',
     )
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
@@ -153,6 +152,11 @@ class Model(Command[Any, Result]):
         return [model_name(named)] if named else ["int8"] if INT8.search(slots.rest) else []  # ("the int8 model")
 
 
+#: What a word is asked to turn into, after it ("which word pieces does unbelievably become").
+_BECOMES = re.compile(r"\s+(?:becomes?|turns?\s+into|(?:gets?\s+)?(?:split|broken|chopped)\s+into|breaks?\s+into)\W*$",
+                      re.I)
+
+
 @register
 class Tokenize(Command[Any, Tokens]):
     name, aliases = "tokenize", ("tokens", "tok")
@@ -170,7 +174,6 @@ class Tokenize(Command[Any, Tokens]):
         'how does the tokenizer break up "A"?',
         'how many tokens is "A"?',
         'what subword pieces does "w" turn into?',
-        'which word pieces does "w" become?',
         'break "w" into wordpieces',
         'tokenize the pair "A" and "B"',
     )
@@ -180,6 +183,11 @@ class Tokenize(Command[Any, Tokens]):
         max_length: int | None = param("pad to / cut at this many tokens", minimum=1, maximum=100_000)
         padding: str | None = param("pad the encoding", choices=Padding)
         truncation: bool = param("cut the input at --max-length (or the model's limit)", False)
+
+    def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
+        """"Which word pieces does unbelievably become": the text, without the verb that asks for its pieces."""
+        asked = None if slots.quoted else _BECOMES.search(slots.payload)
+        return [slots.payload[:asked.start()]] if asked is not None and asked.start() > 0 else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Tokens:
         return tokens.tokenization(ctx.model(), texts, p.max_length, p.padding, p.truncation)

@@ -76,6 +76,11 @@ _EARLIER_PAIR = re.compile(r"\bthe\s+(?:first|earlier|other|original)\s+pair\b",
 #: The texts of the last commands together ("put all three in one matrix" after two pairs that share a text).
 _ALL_OF = re.compile(r"\ball\s+(three|four|five|3|4|5)\b(?!\s+(?:layers?|heads?|models?|pooling|strateg\w*|methods?|"
                      r"ways|options|corpora|clusters|groups|words|tokens)\b)", re.I)
+#: A question that only asks for the conversation's model on its int8 path ("let's use the int8 fast path").
+_TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|could you|i want to)\W+)*"
+                      r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"
+                      r"int8(?:\s+(?:fast\s+path|model|version|path|copy|one))?(?:\s+(?:please|now|instead|from\s+now\s+on))?"
+                      r"\W*", re.I)
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -136,6 +141,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
+    if "model" in table and _TO_INT8.fullmatch(question):
+        return Understanding(line="model int8", because="it asks for this model's int8 fast path")
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
