@@ -1081,6 +1081,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # "the first pair": the earlier of two commands on two texts
     (["compare owls hunt | hawks hunt", "compare owls hunt | owls sleep"], "why are the first pair close?",
      "why owls hunt | hawks hunt"),
+    (["compare owls hunt | hawks hunt", "compare owls hunt | owls sleep", "compare owls hunt | bats hunt"],
+     "why are the first pair close?", "why owls hunt | hawks hunt"),  # the first of three pairs
+    (["compare owls hunt | hawks hunt | bats hunt"], "explain the first pair", "why owls hunt | hawks hunt"),
     # a question about a blank without one of its own runs on the previous blank
     (["mask Rome is the [MASK] of Italy."], "show how the guess builds up layer by layer",
      "lens Rome is the [MASK] of Italy."),

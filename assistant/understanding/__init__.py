@@ -256,7 +256,9 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     last = context.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
     if before is not None and before.texts and not slots.read(question).quoted:
-        if _EARLIER_PAIR.search(question) and (earlier := context.previous_command(session, table, 2, skip=1)):
+        if _EARLIER_PAIR.search(question) and len(before.texts) > 2:  # (of a matrix: its first two texts)
+            return last, dataclasses.replace(before, texts=before.texts[:2])
+        if _EARLIER_PAIR.search(question) and (earlier := context.first_pair(session, table)):
             return earlier, parse(earlier[0], table, settings)
         many = _ALL_OF.search(question)
         if many and len(before.texts) < (count := int(in_digits(many.group(1)))) and (

@@ -175,12 +175,18 @@ def _points_at_its_own(read: slots.Slots) -> bool:
 
 
 def previous_command(session: Session, table: Mapping[str, Command],
-                     texts: int = 0, skip: int = 0) -> tuple[str, Command] | None:
+                     texts: int = 0) -> tuple[str, Command] | None:
     """The conversation's last command line and its row, when there is one a follow-up can change; with ``texts``,
-    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them); with
-    ``skip``, the one that many before it ("explain the first pair" after two `compare`s)."""
-    found = (c for c in recent_commands(session, table) if not texts or len(parse(c[0], table).texts) >= texts)
-    return next(itertools.islice(found, skip, None), None)
+    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them)."""
+    return next((c for c in recent_commands(session, table) if not texts or len(parse(c[0], table).texts) >= texts),
+                None)
+
+
+def first_pair(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
+    """The first of the last commands that ran on two texts each, one after another ("explain the first pair" after
+    `compare A | B` and `compare A | C`), when there are two or more of them."""
+    pairs = list(itertools.takewhile(lambda c: len(parse(c[0], table).texts) == 2, recent_commands(session, table)))
+    return pairs[-1] if len(pairs) > 1 else None
 
 
 def gathered(session: Session, table: Mapping[str, Command], many: int) -> list[str]:
