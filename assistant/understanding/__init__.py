@@ -10,6 +10,7 @@
   once) and the spans of a question a reading cuts out.
 - ``fill``: a row, texts and options -> a command line; the normal parser then runs it.
 - ``context``: what a question takes from the conversation (follow-ups, "that layer", "the next head");
+  ``earlier``: the earlier commands it may point back at (the last, the last on two texts, "the first pair");
   ``reset``: options a follow-up sets back to their default ("back to the last layer"); ``settings_kept``: the
   previous command's settings a question keeps ("that layer", "two layers deeper", "those same settings");
   ``beside``: the previous command on a second model ("compare that with bert-small");
@@ -41,7 +42,18 @@ from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
-from assistant.understanding import context, fill, helping, named, replaced, reset, router, settings_kept, spoken
+from assistant.understanding import (
+    context,
+    earlier,
+    fill,
+    helping,
+    named,
+    replaced,
+    reset,
+    router,
+    settings_kept,
+    spoken,
+)
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from assistant.understanding.numbers import in_digits
@@ -209,7 +221,7 @@ def _again(question: str, session: Session, table: Mapping[str, Command], settin
     says (as the command that reads most of them: `again` says there is nothing to run); after one, that command
     with the options it says for it ("run the last command again at layer 2"), or None when it says none (the
     conversation reads it)."""
-    last = context.previous_command(session, table)
+    last = earlier.previous_command(session, table)
     if last is None and session.history:
         return None  # (a command that is not run again in other words: `corpus load`, `help`)
     found = slots.read(question)
@@ -253,25 +265,25 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     the question points at when the last ran on fewer ("plot both sentences" after `attend` of one of them, "the
     first sentence" after a command on one, "how are those sentences tokenized?" after `benchmark`), if a command
     that takes texts reads the question then; not past a command on the corpus."""
-    last = context.previous_command(session, table)
+    last = earlier.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
     if before is not None and before.texts and not slots.read(question).quoted:
         if _EARLIER_PAIR.search(question) and len(before.texts) > 2:  # (of a matrix: its first two texts)
             return last, dataclasses.replace(before, texts=before.texts[:2])
-        if _EARLIER_PAIR.search(question) and (earlier := context.first_pair(session, table)):
-            return earlier, parse(earlier[0], table, settings)
+        if _EARLIER_PAIR.search(question) and (first := earlier.first_pair(session, table)):
+            return first, parse(first[0], table, settings)
         many = _ALL_OF.search(question)
         if many and len(before.texts) < (count := int(in_digits(many.group(1)))) and (
-                together := context.gathered(session, table, count)):
+                together := earlier.gathered(session, table, count)):
             return last, dataclasses.replace(before, texts=together)
     wanted = 2 if fill.BOTH.search(question) or _BY_PLACE.search(question) else 1 if _points_back(question) else 0
     if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
-    older = context.previous_command(session, table, texts=wanted)
+    older = earlier.previous_command(session, table, texts=wanted)
     if older is None:
         return last, before
-    earlier = parse(older[0], table, settings)
-    return (older, earlier) if _with_texts(question, routing, earlier).texts.most != 0 else (last, before)
+    parsed = parse(older[0], table, settings)
+    return (older, parsed) if _with_texts(question, routing, parsed).texts.most != 0 else (last, before)
 
 
 def _points_back(question: str) -> bool:

@@ -11,7 +11,8 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.session import Session
 from assistant.sharing.links import merged_line
-from assistant.understanding.context import previous_command, sounds_like_follow_up
+from assistant.understanding.context import sounds_like_follow_up
+from assistant.understanding.earlier import previous_command
 from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
 from tools.core.config import Settings

@@ -9,9 +9,8 @@ layer", "the next head" are read from the conversation's lines (:mod:`.settings_
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import assistant.understanding.fill as fill
 import assistant.understanding.named as named
@@ -22,7 +21,8 @@ from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.sharing.links import META, merged_line, option_values, previous_line
+from assistant.sharing.links import merged_line, option_values
+from assistant.understanding.earlier import previous_command
 from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
 from assistant.understanding.reset import back_to_default
@@ -172,54 +172,6 @@ def _points_at_its_own(read: slots.Slots) -> bool:
     compare them"): it points at those, not at the previous reply's (as "now 'A' and 'B' with those" does)."""
     said = re.search(r"\b(?<!with )(?<!to )(?<!against )(?:they|them|those|these|both)\b", read.frame, re.I)
     return said is not None and read.frame[:said.start()].count(slots.PLACEHOLDER) >= 2
-
-
-def previous_command(session: Session, table: Mapping[str, Command],
-                     texts: int = 0) -> tuple[str, Command] | None:
-    """The conversation's last command line and its row, when there is one a follow-up can change; with ``texts``,
-    the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them)."""
-    return next((c for c in recent_commands(session, table) if not texts or len(parse(c[0], table).texts) >= texts),
-                None)
-
-
-def first_pair(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:
-    """The first of the last commands that ran on two texts each, one after another ("explain the first pair" after
-    `compare A | B` and `compare A | C`), when there are two or more of them."""
-    pairs = list(itertools.takewhile(lambda c: len(parse(c[0], table).texts) == 2, recent_commands(session, table)))
-    return pairs[-1] if len(pairs) > 1 else None
-
-
-def gathered(session: Session, table: Mapping[str, Command], many: int) -> list[str]:
-    """The texts of the last commands together, oldest first, when they are ``many`` ("now put all three in one
-    similarity matrix" after `compare A | B` and `compare A | C`), else []; not past a command whose first text is a
-    word."""
-    runs: list[list[str]] = []
-    for line, spec in recent_commands(session, table):
-        if spec.texts.word_first:
-            return []
-        runs.insert(0, parse(line, table).texts)
-        texts = list(dict.fromkeys(t for run in runs for t in run))
-        if len(texts) >= many:
-            return texts if len(texts) == many else []
-    return []
-
-
-def recent_commands(session: Session, table: Mapping[str, Command]) -> Iterator[tuple[str, Command]]:
-    """The conversation's command lines a follow-up can change, with their rows, the last first; back to the first
-    one that cannot be changed (`help`, `corpus load`)."""
-    history = [*session.history, *([session.tried] if session.tried else [])]  # a failed last command too
-    while history:
-        while history and getattr(table.get(history[-1].split(" ", 1)[0].lower()), "passes_through", False):
-            history.pop()  # "now the same comparison on this model": the command before the switch
-        try:
-            previous = previous_line(history, table)
-        except UserError:
-            return
-        spec = table.get(previous.split(None, 1)[0].lower())
-        if spec is None or spec.name in META or not spec.followed:
-            return
-        yield previous, spec
-        del history[len(history) - 1 - history[::-1].index(previous):]
 
 
 #: A new text with a blank after an opening word, unquoted ("now Rome is the [MASK] of Italy." after `lens`).

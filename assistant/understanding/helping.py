@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-import assistant.understanding.context as context
+import assistant.understanding.earlier as earlier
 from assistant.commands.base import Command
 from assistant.session import Session
 from assistant.understanding.facts import Understanding
@@ -38,7 +38,7 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
     command; "back to the default model" is `model` with the one this assistant starts on."""
     if "model" in table and _DEFAULT_MODEL.search(question):
         return Understanding(line=f"model {settings.model}", because="it asks for the default model")
-    last = context.previous_command(session, table)
+    last = earlier.previous_command(session, table)
     if "help" in table and last is not None and _THAT_COMMAND.search(question):
         return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
     return None

@@ -12,7 +12,7 @@ from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
-from assistant.understanding.context import previous_command
+from assistant.understanding.earlier import previous_command
 from assistant.understanding.facts import Understanding
 from tools.core.config import Settings
 from tools.core.text import code
