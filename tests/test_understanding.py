@@ -62,6 +62,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh66": (0.96, 0.93), "fresh67": (0.95, 0.93), "fresh69": (0.96, 0.94), "fresh70": (0.96, 0.93),
           "fresh71": (0.96, 0.92), "fresh72": (0.96, 0.93), "fresh73": (0.96, 0.93),
           "fresh74": (0.96, 0.93), "fresh75": (0.96, 0.94), "fresh76": (0.96, 0.93), "fresh77": (0.96, 0.95),
+          "fresh78": (0.96, 0.95), "fresh79": (0.95, 0.93),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -1091,6 +1092,24 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["corpus"], "ok use papers", "corpus use papers"),
     # the input-embedding rows are the vocabulary basis
     (["project Ice melts."], "now from their input-embedding rows", "project Ice melts. --basis vocab"),
+    # two of a matrix's texts by their places, with words between them
+    (["compare Ice melts. | Stocks fell. | Snow melts."], "so why is the first one so close to the third?",
+     "why Ice melts. | Snow melts."),
+    # "the first word" of a command on words
+    (["static cold | hot"], "nearest neighbours of the second word", "neighbors hot"),
+    # "plain" wraps a follow-up, it is no text
+    (["rollout Owls hunt at dusk."], "and the plain attention of head 1 in layer 2?",
+     "attend Owls hunt at dusk. --layer 2 --head 1"),
+    # "static-to-contextual" written with hyphens
+    (["project Owls hunt at dusk."], "now the static-to-contextual drift", "project Owls hunt at dusk. "
+     "--basis vocab"),
+    # a choice replaced by another is no growing list
+    (["benchmark --pool mean"], "replace mean with cls pooling", "benchmark --pool cls"),
+    # a new quoted word for a command whose first text is a word replaces its word
+    (["word bank | We sat on the river bank. | I deposited money at the bank."], "and 'river' in those?",
+     "word river | We sat on the river bank. | I deposited money at the bank."),
+    # a load asked again on Ray
+    (["corpus load reviews.csv"], "load it again on the ray engine", "corpus load reviews.csv --engine ray"),
     # a flag said off with two words between
     (["selfattn The dog slept. --causal"], "run the last command again with the causal flag turned off",
      "selfattn The dog slept."),
@@ -1528,6 +1547,7 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
     ("show head 1 of the hand-rebuilt attention at layer 2 for 'Ants dig.'",  # a term, hyphenated
      "selfattn Ants dig. --layer 2 --head 1"),
     ("let's use the int8 fast path", "model int8"),
+    ("redo that with top 3", "again --top 3"),  # of the commands that read as many options, the one that names them
     ("how many subword pieces does unbelievably become", "tokenize unbelievably"),
 ])
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):

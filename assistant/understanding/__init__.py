@@ -93,6 +93,8 @@ _TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|c
                       r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"
                       r"int8(?:\s+(?:fast\s+path|model|version|path|copy|one))?(?:\s+(?:please|now|instead|from\s+now\s+on))?"
                       r"\W*", re.I)
+#: Option names that are words linking a sentence ("with", "in"): said, they name no option.
+_LINKING = slots.ASKING | {"with", "vs", "as", "at", "by"}
 #: How many command lines a reply offers when it does not guess.
 SUGGESTIONS = 3
 
@@ -232,7 +234,9 @@ def _again(question: str, session: Session, table: Mapping[str, Command], settin
         return {**back.options, **spoken.read(back.rest, spec).options}
 
     specs = [last[1]] if last is not None else dict.fromkeys(table.values())  # (each command once, not per alias)
-    said = max((options(spec) for spec in specs), key=len)
+    said = max((options(spec) for spec in specs), key=lambda o: (len(o), sum(  # of equals, the one whose options'
+        n not in _LINKING and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question, re.I) is not None
+        for n in o)))  # names are said ("with top 10": `--top`; not "with bert-small", `--with`)
     line = fill.build(table["again"], texts, said)
     because = "it asks to run the previous command again"
     if last is None:

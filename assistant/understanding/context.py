@@ -36,7 +36,7 @@ from tools.core.text import code
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|try|also|then|again|ok|okay|instead|"
                         r"this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
-                        r"more|fewer|less|change|set|"
+                        r"more|fewer|less|change|set|replace|swap|"
                         r"make it|show it|(?:limit|restrict|narrow)(?: (?:it|that|this|them|those))?(?: down)? to|"
                         r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
@@ -224,6 +224,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     # "that with 'a bird'", "add a third one: The milk has gone sour."
     adding = (read.given or ":" in read.rest) and bool(_REFERS.search(_DO_THAT.sub(" ", fill.before_colon(read.rest)))
                                                         and not _points_at_its_own(read) or _ADDS.search(read.rest))
+    adding = adding and not (spec.texts.word_first and len(read.texts) == 1 and " " not in read.texts[0]
+                             and not _ADDS.search(read.rest))  # ("what about the word 'the' in those": a new word)
     # "why did it pick that? which tokens mattered?" after `mask`: a flag of the last command, said first
     opened = re.sub(r"^\W*(?:(?:and|so|but|ok|okay|now|then)\W+)+", "", plain, flags=re.I)  # "and why that fill?"
     first = opened.split(None, 1)[0].lower().strip("?!.,") if opened.strip() else ""

@@ -21,7 +21,7 @@ _POINTS_AHEAD = re.compile(r"\bth(?:is|ese)(?:\s+(?:two|three|four))?(?:\s+(?:on
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
                          r"the\s+whole\s+thing|"
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
-                         r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|two|three)|"
+                         r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|word|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
                          r"th(?:is|at|ese|ose)\s+(?:sentences?|texts?|pair|one)|the\s+pair|"
                          r"(?:in|of|for)\s+each(?:\s+(?:one|of\s+them|sentence|text))?(?=\W*$)|"
@@ -50,7 +50,7 @@ details detail
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
-chart graph figure picture diagram view flat actual real underlying
+chart graph figure picture diagram view flat actual real underlying plain
 be strict loose lenient actually top seed threshold k keep keeping still only""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
@@ -70,8 +70,10 @@ _ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|a
                       r"between|across)\b)[a-z]+\b", re.I)  # ("which heads point to the previous token?")
 #: Which of the previous texts "the first / second / third / last one" is.
 WHICH = {"first": 0, "second": 1, "third": 2, "last": -1}
-#: Two of the previous texts named by their places ("the first and the third", "the second and last ones").
-_ORDINAL_PAIR = re.compile(r"\bthe\s+(first|second|third|last)(?:\s+(?:one|sentence|text))?\s+(?:and|&|with|vs\.?)\s+"
+#: Two of the previous texts named by their places ("the first and the third", "the second and last ones", "why is the
+#: first one so close to the third").
+_ORDINAL_PAIR = re.compile(r"\bthe\s+(first|second|third|last)(?:\s+(?:one|sentence|text))?\s+(?:(?:is|so|as|close|"
+                           r"similar|near|far|like|different)\s+){0,3}(?:and|&|with|vs\.?|to|from)\s+"
                            r"(?:the\s+)?(first|second|third|last)\b", re.I)
 _HOW_MANY = {"two": 2, "three": 3}
 
@@ -106,7 +108,7 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     if some is not None:  # "the first two"
         many = _HOW_MANY[some.group(2).lower()]
         return previous[:many] if some.group(1).lower() == "first" else previous[-many:]
-    one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text|of\s+(?:those|these|them|the\s+two))\b",
+    one = re.search(r"\bthe\s+(first|second|last)\s+(?:one|sentence|text|word|of\s+(?:those|these|them|the\s+two))\b",
                     question, re.I)
     if one is not None:
         index = WHICH[one.group(1).lower()]

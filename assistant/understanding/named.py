@@ -229,7 +229,7 @@ def reloaded(question: str, session: Session, table: Mapping[str, Command], sett
     spoken_as = spoken.read(read.rest, table["corpus"])
     said = spoken_as.options
     if on_ray and said.get("engine") and set(said) <= {"engine", "address"} and fill.only_filler(
-            re.sub(r"\bcluster\b", " ", spoken_as.rest)):
+            re.sub(r"\b(?:cluster|load|reload|encode|again)\b", " ", spoken_as.rest)):
         line = merged_line(last, Invocation("again", [], dict(said)), table, settings)
         return Understanding(line=line, because=f"it asks for {code(last, 80)} again on Ray")
     if naming and said.get("name"):

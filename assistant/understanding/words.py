@@ -108,8 +108,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "special": ("special tokens?",),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)",
               "input[- ]embeddings?(?=\\s+(?:basis|space|matrix|rows?))",
-              "(?:from )?static (?:positions? )?(?:to|and|vs\\.?|versus) contextual"),  # ("the drift from static to
-    # contextual")
+              "(?:from )?static(?:[- ]positions?)?[- ](?:to|and|vs\\.?|versus)[- ]contextual"),  # ("the drift from
+    # static to contextual", "the static-to-contextual movement")
     "html": ("html", "(?:a\\s+)?web\\s*page"),
     "markdown": ("markdown", "md"),
 }
@@ -237,7 +237,7 @@ ALONE = (r"\b(?:drop|remove|without)\s+the\s+(?:second|other|extra)\s+model\b|"
          r"itself))?|\b(?:this|the)\s+model\s+(?:on\s+its\s+own|alone|by\s+itself)\b")
 #: Words before what is set aside, not asked for ("bert-base rather than bert-small", "max instead of cls", "the probe
 #: instead of STS-B"); ``RATHER``: those words right before a match.
-ASIDE = r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|replacing|not)\s+(?:the\s+)?"
+ASIDE = r"\b(?:rather\s+than|instead\s+of|in\s+place\s+of|replac(?:e|ing)|swap(?:ping)?(?:\s+out)?|not)\s+(?:the\s+)?"
 RATHER = ASIDE + "$"
 #: Words after what is set aside ("mean pooling replaced by max", "cls swapped for mean"), read from its end.
 REPLACED = r"(?:\s+[\w-]+)?\s+(?:replaced|swapped|switched|exchanged)\s+(?:out\s+)?(?:by|with|for)\b"
