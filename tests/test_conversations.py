@@ -147,6 +147,32 @@ def _drawn(page) -> int:
                          "#conversation .reply .chart svg').length")
 
 
+#: Before the page's scripts: the chart library, once its module has run, shows itself only seconds later (as on a busy
+#: machine, where a conversation restored at load reaches its charts before the library's module has run).
+_SLOW_CHART_LIBRARY = """
+let library;
+Object.defineProperty(window, 'vegaEmbed', {configurable: true,
+  get() { return window.libraryShown ? library : undefined; },
+  set(value) { library = value; setTimeout(() => { window.libraryShown = true; }, 3000); }});
+"""
+
+
+@pytest.mark.browser
+def test_a_restored_reply_draws_its_chart_when_the_chart_library_comes_late(serve, person):
+    demo, url = serve(session_idle_s=600)
+    page, _ = _open(person, url)
+    assert ask(page, LINES[0]).ok and _drawn(page) >= 1
+    page.close()
+    person.add_init_script(_SLOW_CHART_LIBRARY)
+    page, _ = _open(person, url)
+    assert _replies(page) == 1
+    page.wait_for_function("document.querySelectorAll('#conversation .reply .chart canvas, "
+                           "#conversation .reply .chart svg').length >= 1 || "
+                           "document.querySelector('#conversation').innerText.includes('could not be drawn')",
+                           timeout=60_000)
+    assert "could not be drawn" not in log_text(page) and chart_errors(page) == []
+
+
 @pytest.mark.browser
 def test_a_reload_and_a_reopened_tab_bring_back_every_reply_chart_and_link(serve, person, browser, tmp_path):
     demo, url = serve(session_idle_s=600)

@@ -87,9 +87,17 @@
     return args;
   };
 
+  // The chart library is a module in the page's head: on a busy machine a conversation restored at load can reach its
+  // charts before that module has run, so a chart waits for it (a while) before it says it cannot be drawn.
+  async function chartLibrary(waitMs = 20000) {
+    const start = performance.now();
+    while (!window.vegaEmbed && performance.now() - start < waitMs) await new Promise((done) => setTimeout(done, 50));
+    return window.vegaEmbed;
+  }
+
   async function draw(el, id) {
     const spec = A.specs.get(id);
-    if (!spec || !window.vegaEmbed) {
+    if (!spec || !(await chartLibrary())) {
       A.errors.push(`${id}: ${window.vegaEmbed ? "no spec" : "the chart library did not load"}`);
       el.textContent = "This chart could not be drawn here; its table and the JSON download hold every number.";
       return;
