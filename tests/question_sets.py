@@ -60,6 +60,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   round 17 (not learnt); fresh77's are unread (three of them were shown by accident while fresh76's were listed).
 - ``questions_fresh78.jsonl`` and ``questions_fresh79.jsonl``: written the same way, side by side, from the README
   of b0ece4d (after round 16), committed before anyone read them or fresh76; scored then and after, misses unread.
+- ``questions_fresh80.jsonl`` and ``questions_fresh81.jsonl``: written the same way, side by side, from the README
+  of a03d382 (after round 17), committed before anyone read them; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -113,7 +115,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh72": DATA / "questions_fresh72.jsonl", "fresh73": DATA / "questions_fresh73.jsonl",
         "fresh74": DATA / "questions_fresh74.jsonl", "fresh75": DATA / "questions_fresh75.jsonl",
         "fresh76": DATA / "questions_fresh76.jsonl", "fresh77": DATA / "questions_fresh77.jsonl",
-        "fresh78": DATA / "questions_fresh78.jsonl", "fresh79": DATA / "questions_fresh79.jsonl"}
+        "fresh78": DATA / "questions_fresh78.jsonl", "fresh79": DATA / "questions_fresh79.jsonl",
+        "fresh80": DATA / "questions_fresh80.jsonl", "fresh81": DATA / "questions_fresh81.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
