@@ -61,7 +61,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh78.jsonl`` and ``questions_fresh79.jsonl``: written the same way, side by side, from the README
   of b0ece4d (after round 16), committed before anyone read them or fresh76; scored then and after, misses unread.
 - ``questions_fresh80.jsonl`` and ``questions_fresh81.jsonl``: written the same way, side by side, from the README
-  of a03d382 (after round 17), committed before anyone read them; scored then, misses unread.
+  of a03d382 (after round 17), committed before anyone read them; scored then. fresh81's misses were read in
+  round 18 (not learnt); fresh80's are unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,

@@ -1110,6 +1110,17 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "word river | We sat on the river bank. | I deposited money at the bank."),
     # a load asked again on Ray
     (["corpus load reviews.csv"], "load it again on the ray engine", "corpus load reviews.csv --engine ray"),
+    # "all four" points back at the four texts
+    (["compare Ice melts. | Snow melts. | Stocks fell. | Bonds rose."],
+     "now put all four on a map, one dot per sentence",
+     "project Ice melts. | Snow melts. | Stocks fell. | Bonds rose. --level sentences"),
+    # a blank's fills asked of every layer: the logit lens on it
+    (["mask The [MASK] barked."], "now the same for each layer", "lens The [MASK] barked."),
+    (["mask Rome is the [MASK] of Italy."], "so what explains its top fill?",
+     "mask Rome is the [MASK] of Italy. --why"),
+    # "toy" and "too" wrap a follow-up; they are no texts
+    (["selfattn Owls hunt at dusk."], "toy version with 2 heads", "selfattn Owls hunt at dusk. --heads 2"),
+    (["syntax Owls hunt at dusk."], "show the attention maps too", "attend Owls hunt at dusk."),
     # a flag said off with two words between
     (["selfattn The dog slept. --causal"], "run the last command again with the causal flag turned off",
      "selfattn The dog slept."),
@@ -1548,6 +1559,11 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
      "selfattn Ants dig. --layer 2 --head 1"),
     ("let's use the int8 fast path", "model int8"),
     ("redo that with top 3", "again --top 3"),  # of the commands that read as many options, the one that names them
+    ("do the previous command again with --top 4", "again --top 4"),
+    ("same thing as before, but with max pooling", "again --pool max"),
+    ("does the tokenizer know the word zoomer? show me its tokens", "tokenize zoomer"),
+    ("show how each token moves from its static to its contextual position in 'Owls hunt.'",
+     "project Owls hunt. --level tokens --basis vocab"),
     ("how many subword pieces does unbelievably become", "tokenize unbelievably"),
 ])
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):

@@ -13,7 +13,7 @@ import pandas as pd
 from assistant.commands.base import Command, Context, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import commands, register
-from assistant.commands.slots import INT8, MODEL, Slots, model_name
+from assistant.commands.slots import INT8, MODEL, TARGET_WORD, Slots, asking_words, model_name
 from tools.core.errors import UserError
 from tools.core.results import Result, Table
 from tools.core.text import code
@@ -185,8 +185,14 @@ class Tokenize(Command[Any, Tokens]):
         truncation: bool = param("cut the input at --max-length (or the model's limit)", False)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        """"Which word pieces does unbelievably become": the text, without the verb that asks for its pieces."""
-        asked = None if slots.quoted else _BECOMES.search(slots.payload)
+        """"Which word pieces does unbelievably become": the text, without the verb that asks for its pieces; "the
+        word covid": that word."""
+        if slots.quoted:
+            return None
+        word = TARGET_WORD.search(slots.rest)
+        if word is not None and word.group(1).lower() not in asking_words(self.phrasings):  # (not "the word pieces")
+            return [word.group(1)]  # ("does the tokenizer know the word covid? show me its tokens")
+        asked = _BECOMES.search(slots.payload)
         return [slots.payload[:asked.start()]] if asked is not None and asked.start() > 0 else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Tokens:

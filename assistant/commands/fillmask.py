@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import Slots
@@ -18,6 +18,11 @@ from tools.inspection.facts import FillReasons
 ORDER = 30
 #: What a blank in a question (``[MASK]``, ``___``) adds to this command's score.
 BLANK_BONUS = 0.15
+
+
+#: A blank's fills asked of every layer ("now the same at every layer"): the logit lens.
+_EVERY_LAYER = re.compile(r"\b(?:at|for|in|across|over|through)\s+(?:every|each|all(?:\s+the)?)\s+layers?\b|"
+                          r"\blayer\s+by\s+layer\b|\bper\s+layer\b", re.I)
 
 
 @register
@@ -63,6 +68,10 @@ class Mask(Command[Any, Any]):
             return BLANK_BONUS
         row = any(re.fullmatch(r"#\d+", t) for t in slots.texts)  # a corpus row ("what made #42 come up?"): no blank
         return -2 * BLANK_BONUS if row else 0.0
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """"The same at every layer", "layer by layer": the logit lens on the same blank."""
+        return "lens" if _EVERY_LAYER.search(question) else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         return slots.masked

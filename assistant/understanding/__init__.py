@@ -79,7 +79,8 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
                    rf"{_THOSE_TEXTS.pattern}", re.I)  # ("what's the score exactly?" after `compare`)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
-                    r"(?:the\s+)?same\s+(?:again|command\b)|again\b|redo\b|rerun\b|re-run\b|repeat\b|one more time\b|"
+                    r"(?:the\s+)?same\s+(?:again|command\b|thing\s+as\s+before\b)|again\b|redo\b|rerun\b|re-run\b|"
+                    r"repeat\b|one more time\b|"
                     r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
 #: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
 _BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\b", re.I)
@@ -235,7 +236,7 @@ def _again(question: str, session: Session, table: Mapping[str, Command], settin
 
     specs = [last[1]] if last is not None else dict.fromkeys(table.values())  # (each command once, not per alias)
     said = max((options(spec) for spec in specs), key=lambda o: (len(o), sum(  # of equals, the one whose options'
-        n not in _LINKING and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question, re.I) is not None
+        n not in _LINKING and re.search(rf"(?:(?<=--)|(?<![\w-])){re.escape(n)}(?![\w-])", question, re.I) is not None
         for n in o)))  # names are said ("with top 10": `--top`; not "with bert-small", `--with`)
     line = fill.build(table["again"], texts, said)
     because = "it asks to run the previous command again"

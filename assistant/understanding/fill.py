@@ -19,7 +19,7 @@ from tools.core.text import code
 _POINTS_AHEAD = re.compile(r"\bth(?:is|ese)(?:\s+(?:two|three|four))?(?:\s+(?:ones?|sentences?|texts?|pairs?))?\W*$",
                            re.I)
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
-                         r"the\s+whole\s+thing|"
+                         r"the\s+whole\s+thing|all\s+(?:two|three|four|five|six|[2-6])(?!\s+(?:layers|heads|models))|"
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|word|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
@@ -50,7 +50,7 @@ details detail
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
-chart graph figure picture diagram view flat actual real underlying plain
+chart graph figure picture diagram view flat actual real underlying plain toy too
 be strict loose lenient actually top seed threshold k keep keeping still only""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")

@@ -108,7 +108,8 @@ CHOICE_WORDS: dict[str, tuple[str, ...]] = {
     "special": ("special tokens?",),
     "vocab": ("vocab", "vocabulary", "(?:its|their) static (?:input )?(?:rows?|embeddings?|vectors?)",
               "input[- ]embeddings?(?=\\s+(?:basis|space|matrix|rows?))",
-              "(?:from )?static(?:[- ]positions?)?[- ](?:to|and|vs\\.?|versus)[- ]contextual"),  # ("the drift from
+              "(?:from )?static(?:[- ]positions?)?[- ](?:to|and|vs\\.?|versus)[- ]"
+              "(?:its |their )?contextual"),  # ("the drift from
     # static to contextual", "the static-to-contextual movement")
     "html": ("html", "(?:a\\s+)?web\\s*page"),
     "markdown": ("markdown", "md"),
@@ -206,6 +207,7 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "contributed)"
             "(?: (?:that|the|this|those|these|its|each|every) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
             "drove (?:the|that|this) (?:prediction|fills?)", "what (?:drove|drives) (?:it|that|this)\\b",
+            "what explains (?:the|that|this|its) (?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
             "(?: (?:that|this|the) (?:word|answer|fill|one))?",
             "why (?:the|that|this|its) (?:top|first|best) (?:one|word|answer|fill|prediction|guess) "
