@@ -1565,6 +1565,7 @@ def test_a_follow_up_wrapped_in_words_after_a_switch_or_naming_a_word_changes_th
     ("show how each token moves from its static to its contextual position in 'Owls hunt.'",
      "project Owls hunt. --level tokens --basis vocab"),
     ("how many subword pieces does unbelievably become", "tokenize unbelievably"),
+    ("tea is hot vs tea is cold — how similar?", "compare tea is hot | tea is cold"),  # a dash before the question
 ])
 def test_numbers_typos_terms_and_names_are_read_as_people_write_them(hub, question, line):
     """Numbers in words or with thousands separators, a measure's authors and names, a data file's path (no model's

@@ -67,8 +67,9 @@ _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: A question asked before a text with a blank and no other question after it: the text is what follows, as typed.
 _ASKED_THEN_BLANK = re.compile(r"^[^?\[_<]*\?\s+(?=[^?]*(?:\[mask\]|<mask>|(?<!\w)_+(?!\w)))", re.I)
 #: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
-_TRAILING_ASKED = re.compile(r"(?:[\s?,:;]+|\s+(?:only|please|pls|thanks|also|too)|\s+as\s+(?:an?\s+)?(?:npy|numpy|csv|"
-                             r"json|tsv|parquet)?\s*(?:file|download|array)s?)+$", re.I)  # ("as an npy download")
+_TRAILING_ASKED = re.compile(r"(?:[\s?,:;—–]+|\s+(?:only|please|pls|thanks|also|too)|"  # (a dash before the question)
+                             r"\s+as\s+(?:an?\s+)?(?:npy|numpy|csv|json|tsv|parquet)?\s*(?:file|download|array)s?)+$",
+                             re.I)  # ("as an npy download")
 TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
                          r"from|by|it|this|vectors?|embeddings?|averages?|averaging|level|mode)\b)([A-Za-z][\w'-]*)",
                          re.I)
