@@ -87,13 +87,7 @@ _BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\
 #: The pair of an earlier command ("explain the first pair" after two `compare`s).
 _EARLIER_PAIR = re.compile(r"\bthe\s+(?:first|earlier|other|original)\s+pair\b", re.I)
 #: The texts of the last commands together ("put all three in one matrix" after two pairs that share a text).
-_ALL_OF = re.compile(r"\ball\s+(three|four|five|3|4|5)\b(?!\s+(?:layers?|heads?|models?|pooling|strateg\w*|methods?|"
-                     r"ways|options|corpora|clusters|groups|words|tokens)\b)", re.I)
-#: A question that only asks for the conversation's model on its int8 path ("let's use the int8 fast path").
-_TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|could you|i want to)\W+)*"
-                      r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"
-                      r"int8(?:\s+(?:fast\s+path|model|version|path|copy|one))?(?:\s+(?:please|now|instead|from\s+now\s+on))?"
-                      r"\W*", re.I)
+_ALL_OF = re.compile(rf"\b{fill.ALL_OF}", re.I)
 #: Option names that are words linking a sentence ("with", "in"): said, they name no option.
 _LINKING = slots.ASKING | {"with", "vs", "as", "at", "by"}
 #: How many command lines a reply offers when it does not guess.
@@ -156,8 +150,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
-    if "model" in table and _TO_INT8.fullmatch(question):
-        return Understanding(line="model int8", because="it asks for this model's int8 fast path")
+    if (int8 := helping.int8_asked(question, table)) is not None:
+        return int8
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
@@ -272,7 +266,8 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
     that takes texts reads the question then; not past a command on the corpus."""
     last = earlier.previous_command(session, table)
     before = parse(last[0], table, settings) if last is not None else None
-    if before is not None and before.texts and not slots.read(question).quoted:
+    quoted = slots.read(question).quoted
+    if before is not None and before.texts and not quoted:
         if _EARLIER_PAIR.search(question) and len(before.texts) > 2:  # (of a matrix: its first two texts)
             return last, dataclasses.replace(before, texts=before.texts[:2])
         if _EARLIER_PAIR.search(question) and (first := earlier.first_pair(session, table)):
@@ -282,7 +277,7 @@ def _referred(question: str, session: Session, table: Mapping[str, Command], set
                 together := earlier.gathered(session, table, count)):
             return last, dataclasses.replace(before, texts=together)
     wanted = 2 if fill.BOTH.search(question) or _BY_PLACE.search(question) else 1 if _points_back(question) else 0
-    if before is None or len(before.texts) >= wanted or slots.read(question).quoted or named.on_corpus(last[1]):
+    if before is None or len(before.texts) >= wanted or quoted or named.on_corpus(last[1]):
         return last, before  # (after a command on the corpus, "show all of them on a map" means its rows)
     older = earlier.previous_command(session, table, texts=wanted)
     if older is None:

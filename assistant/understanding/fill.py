@@ -18,8 +18,11 @@ from tools.core.text import code
 #: "this one", "these two" right before a colon: the texts after it, not the previous ones.
 _POINTS_AHEAD = re.compile(r"\bth(?:is|ese)(?:\s+(?:two|three|four))?(?:\s+(?:ones?|sentences?|texts?|pairs?))?\W*$",
                            re.I)
+#: All the texts by their count ("all three", "all 4"; not "all three layers"); group 1: the count.
+ALL_OF = (r"all\s+(two|three|four|five|six|[2-6])\b(?!\s+(?:layers?|heads?|models?|pooling|strateg\w*|methods?|ways|"
+          r"options|corpora|clusters|groups|words|tokens)\b)")
 REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the\s+(?:two\s+)?(?:sentences|texts)|"
-                         r"the\s+whole\s+thing|all\s+(?:two|three|four|five|six|[2-6])(?!\s+(?:layers|heads|models))|"
+                         rf"the\s+whole\s+thing|{ALL_OF}|"
                          r"the\s+two\s+(?:[\w'-]+\s+)?(?:tokens|words|occurrences|vectors|embeddings|ones)|"
                          r"the\s+(?:first|second|last|previous)\s+(?:one|sentence|text|word|two|three)|"
                          r"the\s+same\s+(?:sentences?|texts?|pair)|"
@@ -30,7 +33,7 @@ REFERS_BACK = re.compile(r"\b(?:they|them|their|those|these|both|it|its|that|the
 #: `attend` of the first of them).
 BOTH = re.compile(r"\b(?:both|th(?:e|ose|ese)\s+two|each\s+other|(?:the|that|this)\s+(?:same\s+)?pair)\b", re.I)
 #: Words that add quoted texts to the previous ones for another command ("add 'A' and plot all three").
-_ADDED = re.compile(r"\b(?:add|adding|include|including|plus|all\s+(?:three|four|five|3|4|5))\b", re.I)
+_ADDED = re.compile(rf"\b(?:add|adding|include|including|plus|{ALL_OF})\b", re.I)
 #: One of the previous texts named by a word of its own ("the vampire sentence", "the river one").
 _NAMED_ONE = re.compile(r"\bthe\s+([a-z][\w'-]*)\s+(?:sentence|one|text|example)\b", re.I)
 #: Where a quoted word is: in the previous texts ("is 'man' a verb there?", "how does 'it' attend in that sentence?";

@@ -1,5 +1,6 @@
 """Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
-the last command), "and for why?" right after `help compare` (`help why`), "back to the default model"."""
+the last command), "and for why?" right after `help compare` (`help why`), "back to the default model", "use the
+int8 fast path"."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ from tools.core.text import code
 #: "back to the default model", "use the original model again".
 _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
                             r"original|usual|starting)\s+model\b", re.I)
+#: A question that only asks for the conversation's model on its int8 path ("let's use the int8 fast path").
+_TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|could you|i want to)\W+)*"
+                      r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"
+                      r"int8(?:\s+(?:fast\s+path|model|version|path|copy|one))?(?:\s+(?:please|now|instead|from\s+now\s+on))?"
+                      r"\W*", re.I)
 #: "how does that command work?", "what options does this command take?", "what options can I pass to it?": `help` of
 #: the last command.
 _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings|parameters|arguments|what\s+else|"
@@ -30,6 +36,13 @@ _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings
 #: Right after `help X`, a line that only names another command ("and for why?", "what about search?").
 _HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|how)\s+about\s+|(?:same\s+)?for\s+)?"
                         r"(?:the\s+)?`?([a-z-]+)`?(?:\s+command)?\s*[?!.]*\s*", re.I)
+
+
+def int8_asked(question: str, table: Mapping[str, Command]) -> Understanding | None:
+    """`model int8` for a question that only asks for the conversation's model on its int8 fast path."""
+    if "model" in table and _TO_INT8.fullmatch(question):
+        return Understanding(line="model int8", because="it asks for this model's int8 fast path")
+    return None
 
 
 def asked_of_the_last(question: str, session: Session, table: Mapping[str, Command],
