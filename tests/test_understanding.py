@@ -63,6 +63,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh71": (0.96, 0.92), "fresh72": (0.96, 0.93), "fresh73": (0.96, 0.93),
           "fresh74": (0.96, 0.93), "fresh75": (0.96, 0.94), "fresh76": (0.96, 0.93), "fresh77": (0.96, 0.95),
           "fresh78": (0.96, 0.95), "fresh79": (0.95, 0.93), "fresh80": (0.96, 0.94), "fresh81": (0.95, 0.92),
+          "fresh82": (0.96, 0.93), "fresh83": (0.96, 0.95),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -1126,6 +1127,19 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "selfattn The dog slept."),
     # an adverb after "my corpus" is no corpus's name
     (["search late delivery"], "what are the main topics across my corpus overall?", "clusters"),
+    # a quoted word of the texts pointed at is asked about, no third text for a command of two
+    (["compare The cat sat. | A black cat sat."], "is it just the word 'black' making them similar?",
+     "why The cat sat. | A black cat sat."),
+    # which pooling suits two texts: every pooling side by side
+    ([], "which pooling makes 'The cat sat.' and 'A kitten sat.' most similar?",
+     "compare The cat sat. | A kitten sat. --pool all"),
+    # back to an earlier command by its other name
+    (["compare The cat sat. | A kitten sat.", "why The cat sat. | A kitten sat."],
+     "go back to the similarity but at layer 1", "compare The cat sat. | A kitten sat. --layer 1"),
+    # the choices of the last command
+    (["mask The cat [MASK] on the mat."], "which strategies can I pick for that one", "help mask"),
+    # a corpus named as "the NAME one" asked about
+    (["corpus load a_reviews.csv --name amazon", "corpus"], "what's in the amazon one?", "corpus info amazon"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

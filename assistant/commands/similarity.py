@@ -28,6 +28,10 @@ LAYER_HELP = "hidden state to use: 0 = embeddings, the last layer by default"
 WORD_FIRST_BONUS = 0.12
 #: What a quoted phrase of several words costs `neighbors` (it finds the neighbours of one word).
 PHRASE_PENALTY = 0.1
+#: What a question that asks which pooling suits two or more quoted texts adds to `compare`, which shows them all
+#: (`why` explains one pooling's similarity): "which pooling makes 'A' and 'B' most similar?".
+WHICH_POOLING_BONUS = 0.25
+_WHICH_POOLING = re.compile(r"\b(?:which|what)\s+(?:kind\s+of\s+)?pool(?:ing)?s?\b", re.I)
 #: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
 BLANK_PENALTY = 0.15
 
@@ -65,6 +69,10 @@ class Compare(Command[Any, Comparison]):
     class Params:
         pool: str = param("how token vectors become a sentence vector", "mean", choices=Pooling, extra=("all",))
         layer: int | None = param(LAYER_HELP, minimum=0, maximum=1000)
+
+    def fit(self, slots: Slots) -> float:
+        asks = len(slots.texts) >= 2 and slots.quoted and _WHICH_POOLING.search(slots.frame) is not None
+        return WHICH_POOLING_BONUS if asks else 0.0
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Comparison:
         lm = ctx.model()

@@ -22,7 +22,7 @@ from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line, option_values
-from assistant.understanding.earlier import previous_command
+from assistant.understanding.earlier import named_back, previous_command
 from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
 from assistant.understanding.reset import back_to_default
@@ -186,9 +186,14 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     A question is a follow-up when it starts like one (or says only options) and names
     an option of the previous command or new quoted texts for it.
     """
-    if (last := previous_command(session, table)) is None:
+    if (back := named_back(question, session, table)) is not None:  # "go back to the similarity but at layer 1"
+        previous, spec, question = back
+        if fill.only_filler(question):
+            return Understanding(line=previous, follow_up=True, because=f"it goes back to {code(previous, 80)}")
+    elif (last := previous_command(session, table)) is not None:
+        previous, spec = last
+    else:
         return None
-    previous, spec = last
     if "[MASK]" in previous and (masked := _NOW_MASKED.fullmatch(question)) is not None:
         return follow_up(f"{masked.group(1)} \"{masked.group(2)}\"", session, table, settings)  # as if quoted
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness

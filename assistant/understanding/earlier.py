@@ -4,6 +4,7 @@ as it points at, the first of several pairs, the texts of several together."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator, Mapping
 
 from assistant.commands.base import Command
@@ -19,6 +20,26 @@ def previous_command(session: Session, table: Mapping[str, Command],
     the last one that ran on at least that many texts ("plot both sentences" after `attend` of one of them)."""
     return next((c for c in recent_commands(session, table) if not texts or len(parse(c[0], table).texts) >= texts),
                 None)
+
+
+#: A follow-up that goes back to an earlier command by its name ("go back to the similarity but at layer 1").
+_BACK_TO = re.compile(r"^\W*(?:(?:ok|okay|now|and|so)\W+)*(?:let'?s\s+)?(?:go(?:ing)?\s+back|back|"
+                      r"return(?:ing)?)\s+to\s+(?:the\s+|that\s+|my\s+)?([a-z][\w-]*)\b\W*", re.I)
+
+
+def named_back(question: str, session: Session, table: Mapping[str, Command]) -> tuple[str, Command, str] | None:
+    """The command before the last that a question goes back to by its name or another name of it, and the question
+    without those words ("go back to the similarity but at layer 1" after `compare` and `why`: `compare`, "but at
+    layer 1"), or None."""
+    said = _BACK_TO.match(question)
+    if said is None:
+        return None
+    word = said.group(1).lower()
+    recent = list(recent_commands(session, table))
+    older = next((c for c in recent[1:] if word in (c[1].name, *c[1].aliases)), None)
+    if older is None or older[1] is recent[0][1]:
+        return None
+    return older[0], older[1], question[said.end():]
 
 
 def first_pair(session: Session, table: Mapping[str, Command]) -> tuple[str, Command] | None:

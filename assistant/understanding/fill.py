@@ -119,6 +119,17 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     return list(previous)
 
 
+def _holds(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
+
+
+def _inside(text: str, previous: list[str], spec: Command) -> bool:
+    """Whether a quoted ``text`` is a word of the previous texts that ``spec`` has no room for beside them ("is it just
+    the word 'black' making them similar?" after two sentences, one with "black": a word asked about, no third text)."""
+    return (spec.texts.most is not None and len(previous) >= spec.texts.most and " " not in text
+            and any(_holds(t, text) for t in previous))
+
+
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
     """Whether ``text`` holds only the words a follow-up wraps its change in (:data:`FILLER`), numbers and
     ``asking`` (a command's own words: "the raw attention per head" for `attend`), each also said in the singular
@@ -249,7 +260,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             kept = dict(shared or {})
         elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or _WITH_NEW.search(slots.frame) or all(
                 _ROW_ID.fullmatch(t) for t in texts):
-            texts = [*previous, *texts]  # "compare that sentence with 'A'"; "what made #42 come up?" after a search
+            texts = [*previous, *(t for t in texts if not _inside(t, previous, spec))]  # "compare that sentence with
+            # 'A'"; "what made #42 come up?" after a search
     elif previous and slots.quoted and _ADDED.search(slots.rest) and spec.followed and not spec.texts.word_first and (
             spec.texts.most is None or len(previous) + len(texts) <= spec.texts.most):
         texts = [*previous, *(t for t in texts if t not in previous)]  # "add 'A' and plot all three"

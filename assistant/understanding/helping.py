@@ -30,7 +30,7 @@ _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings
                            r"usage)\b|\bhow\s+(?:does|do)\s+(?:that|this)\s+(?:one\s+)?work\b|"
                            r"\b(?:show|give|see|read)\s+(?:me\s+)?its\s+(?:help|usage|options|flags)\b|"
                            r"\bhow\s+(?:am\s+i|do\s+i|should\s+i)\s+(?:supposed\s+to\s+)?use\s+(?:this|that|it)\b|"
-                           r"\b(?:what|which)\s+(?:other\s+|more\s+)?(?:options|flags|settings|parameters|arguments)\s+"
+                           r"\b(?:what|which)\s+(?:other\s+|more\s+)?(?:options|flags|settings|parameters|arguments|choices|strategies)\s+"
                            r"(?:can|could|does|do|should|may)\s+(?:i\s+|you\s+)?(?:\w+\s+){0,2}(?:it|this|that)\b",
                            re.I)
 #: Right after `help X`, a line that only names another command ("and for why?", "what about search?").

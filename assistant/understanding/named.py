@@ -165,9 +165,9 @@ def acted_on(question: str, session: Session, table: Mapping[str, Command],
              settings: Settings) -> Understanding | None:
     """`corpus use|drop NAME` for a question that only says that action of "it" right after a line that named the
     corpus ("ok switch to it", "drop it" after `corpus load F --name NAME`), or of "the NAME one", a corpus an
-    earlier line named ("delete the chats one")."""
+    earlier line named ("delete the chats one"); `corpus info NAME` of such a name ("what's in the reviews one?")."""
     action = next((a for a, words in ACTION_WORDS.items() if words.search(question)), None)
-    if "corpus" not in table or action not in _NAMING:
+    if "corpus" not in table or action not in (*_NAMING, Action.INFO):
         return None
     named = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
     listed = session.history[-1].startswith("corpus") if session.history else False  # ("the faq one" after `corpus`)
@@ -175,14 +175,15 @@ def acted_on(question: str, session: Session, table: Mapping[str, Command],
     said = next((m for n in names if (
         m := re.search(rf"(?<![\w-]){re.escape(n)}(?:\s+(?:one|corpus))?(?![\w-])", question))), None) or (
         _THE_ONE.search(question) if listed else None)
-    if said is None and (named is None or not _IT.search(question)):
-        return None
+    if said is None and (action is Action.INFO or named is None or not _IT.search(question)):
+        return None  # (`info` of "it" is the corpus in use, which other readings name)
     rest = question[:said.start()] + " " + question[said.end():] if said is not None else _IT.sub(" ", question)
     if not fill.only_filler(ACTION_WORDS[action].sub(" ", rest)):
         return None
     name = said.group(0).split()[-2 if said.re is _THE_ONE else 0] if said is not None else (
         named.group(1) or named.group(2))  # type: ignore[union-attr]
-    return Understanding(line=f"corpus {action.value} {name}", because=f"it asks to {action.value} the corpus "
+    asks = "describe" if action is Action.INFO else action.value
+    return Understanding(line=f"corpus {action.value} {name}", because=f"it asks to {asks} the corpus "
                          f"{code(name, 40)}{'' if said is not None else ', which the last line named'}")
 
 

@@ -50,7 +50,8 @@ VALUE_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
             r"(?:just\s+)?(?:lassoed|selected)\b|\b(?:in|within|among)\s+(?:my|the)\s+(?:lasso\s+)?selection\b"
             r"|\b(?:(?:in|within|among|from)\s+)?(?:my|the)\s+lasso\b(?!\s+tool)",
             "selection"),),
-    "pool": ((r"\bwhich\s+(?:pooling|pool)\s+(?:gives|is|scores|works|does|would|makes|wins)\b|"
+    "pool": ((r"\b(?:which|what)\s+(?:kind\s+of\s+)?(?:pooling|pool)\s+"
+              r"(?:gives|is|scores|works|does|would|makes|wins)\b|"
               r"\b(?:one\s+\w+\s+)?(?:per|for\s+each|for\s+every)\s+pooling(?:\s+strateg(?:y|ies))?\b", "all"),),
     "mode": ((r"\b(?:as|like)\s+(?:two|three|four|five|six|\d+)\s+(?:separate\s+|whole\s+)?sentences\b", "sentences"),),
     "address": ((r"\b(?:already[- ]running|existing|running)(?=\s+(?:ray\s+)?cluster\b)|"
