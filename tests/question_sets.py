@@ -59,7 +59,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   of 69e6af6, committed before anyone read them or fresh74; scored then and after. fresh76's misses were read in
   round 17 (not learnt); fresh77's are unread (three of them were shown by accident while fresh76's were listed).
 - ``questions_fresh78.jsonl`` and ``questions_fresh79.jsonl``: written the same way, side by side, from the README
-  of b0ece4d (after round 16), committed before anyone read them or fresh76; scored then and after, misses unread.
+  of b0ece4d (after round 16), committed before anyone read them or fresh76; scored then and after. fresh79's
+  misses were read in round 19 (not learnt); fresh78's are unread.
 - ``questions_fresh80.jsonl`` and ``questions_fresh81.jsonl``: written the same way, side by side, from the README
   of a03d382 (after round 17), committed before anyone read them; scored then. fresh81's misses were read in
   round 18 (not learnt); fresh80's are unread.

@@ -1140,6 +1140,30 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["mask The cat [MASK] on the mat."], "which strategies can I pick for that one", "help mask"),
     # a corpus named as "the NAME one" asked about
     (["corpus load a_reviews.csv --name amazon", "corpus"], "what's in the amazon one?", "corpus info amazon"),
+    # after a comparison of two texts, what drives it is `why`
+    (["compare Owls hunt. | Hawks hunt. --pool cls"], "break that cls score down token by token",
+     "why Owls hunt. | Hawks hunt. --pool cls"),
+    (["compare Owls hunt. | Hawks hunt."], "hm, that's high. what's driving it?", "why Owls hunt. | Hawks hunt."),
+    (["compare Owls hunt. | Hawks hunt."], "what makes them similar at layer 2?",
+     "why Owls hunt. | Hawks hunt. --layer 2"),
+    # "one another" is no number
+    (["probe"], "and how similar are the layers themselves to one another?", "cka"),
+    # a range of rows is no count
+    ([], "group rows 1-200 into clusters", "clusters --in 1-200"),
+    (["compare Owls hunt. | Hawks hunt. --layer 3"], "what's driving it?", "why Owls hunt. | Hawks hunt. --layer 3"),
+    # "those rows": the rows the last command ran on
+    (["search broken screen --in 10-50"], "break those rows into 3 groups", "clusters --in 10-50 --k 3"),
+    # a data file said alone
+    ([], "I have a jsonl of sentence pairs with scores, data/pairs.jsonl — how well does the model correlate with it?",
+     "benchmark --data data/pairs.jsonl"),
+    # "the last command once more"
+    (["clusters --k 5"], "the last command once more but with --k 20", "clusters --k 20"),
+    # heads that track the syntax: `syntax`
+    ([], "how well do the heads track the syntactic structure of Colorless green ideas sleep furiously.",
+     "syntax Colorless green ideas sleep furiously."),
+    # "that model": the one the last line compared with
+    (["compare Owls hunt. | Hawks hunt. --vs bert-base"], "ok let's switch to that model for good",
+     "model bert-base"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -98,7 +98,9 @@ class SelfAttention(Command[Any, Any]):
 class Syntax(Command[Any, Any]):
     name, aliases = "syntax", ("dependency", "deps")
     terms = ("dependency parse", "parse tree", "spacy",
-             r"heads?\b[\w\s',-]*?\b(?:line\s+up|align|agree|match)\w*\s+with\s+(?:the\s+)?(?:syntax|syntactic|grammar)")
+             r"heads?\b[\w\s',-]*?\b(?:line\s+up|align|agree|match)\w*\s+with\s+(?:the\s+)?(?:syntax|syntactic|grammar)",
+             r"heads?\b[\w\s',-]*?\b(?:track|follow|capture|reflect|mirror)\w*\s+(?:the\s+)?(?:syntax|syntactic|grammar"
+             r"|dependenc)")
     summary = "the dependency parse (spaCy) and each head's agreement with syntactic arcs and tree distance"
     texts = Texts(1, 1, "one English text", "text")
     examples = ("syntax The cat sat on the mat",

@@ -12,6 +12,7 @@ from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import ASKING, TARGET_WORD, Slots, asking_words, shared_word
+from assistant.commands.slots import read as read_slots
 from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
@@ -32,6 +33,11 @@ PHRASE_PENALTY = 0.1
 #: (`why` explains one pooling's similarity): "which pooling makes 'A' and 'B' most similar?".
 WHICH_POOLING_BONUS = 0.25
 _WHICH_POOLING = re.compile(r"\b(?:which|what)\s+(?:kind\s+of\s+)?pool(?:ing)?s?\b", re.I)
+#: After `compare` of two texts, a question that asks what drives their similarity, without texts of its own ("what's
+#: driving it?", "break that cls score down token by token"): `why` on them.
+_EXPLAINED = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:driving|drives|drove|makes|made|causes|caused|explains)\s+"
+                        r"(?:it|that|this|them|the\s+(?:similarity|score|cosine))\b(?!\s+(?:so\s+)?(?:different|differ))|"
+                        r"\bbreak\s+(?:\w+\s+){0,3}?down\s+(?:\w+\s+)?(?:tokens?|words?)\b", re.I)
 #: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
 BLANK_PENALTY = 0.15
 
@@ -73,6 +79,10 @@ class Compare(Command[Any, Comparison]):
     def fit(self, slots: Slots) -> float:
         asks = len(slots.texts) >= 2 and slots.quoted and _WHICH_POOLING.search(slots.frame) is not None
         return WHICH_POOLING_BONUS if asks else 0.0
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        explained = len(before.texts) == 2 and _EXPLAINED.search(question) is not None
+        return "why" if explained and not read_slots(question).quoted else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Comparison:
         lm = ctx.model()

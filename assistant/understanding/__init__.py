@@ -81,7 +81,8 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+(?:again|command\b|thing\s+as\s+before\b)|again\b|redo\b|rerun\b|re-run\b|"
                     r"repeat\b|one more time\b|"
-                    r"(?:run|do) the (?:last|previous) (?:command|one))", re.I)
+                    r"(?:run|do) the (?:last|previous) (?:command|one)|"
+                    r"(?:the|my) (?:last|previous) (?:command|line|one) (?:again|once more|one more time)\b)", re.I)
 #: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
 _BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\b", re.I)
 #: The pair of an earlier command ("explain the first pair" after two `compare`s).

@@ -162,8 +162,11 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
     if verb is None or verb not in table:
         return None
     spec = table[verb]
-    _, options = fill.read(question, spec, session.model or settings.model)  # the same texts, its own options
-    line = fill.build(spec, before.texts, options)
+    _, options = fill.read(question, spec, session.model or settings.model)  # the same texts, its own options and
+    kept = {**settings_kept.shared_options(question, before, spec, table),
+            **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
+    line = fill.build(spec, before.texts, {**kept, **options})
+    # the settings it shares with the previous command ("what's driving it?" after `compare A | B --layer 3`)
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 

@@ -9,14 +9,19 @@ from collections.abc import Mapping
 
 import assistant.understanding.earlier as earlier
 from assistant.commands.base import Command
+from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding.facts import Understanding
+from assistant.understanding.models_said import takes_models
 from tools.core.config import Settings
 from tools.core.text import code
 
 #: "back to the default model", "use the original model again".
 _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|reset to)\s+(?:the\s+)?(?:default|"
                             r"original|usual|starting)\s+model\b", re.I)
+#: "switch to that model for good", "use that model from now on": `model` with the one the last line compared with.
+_THAT_MODEL = re.compile(r"\b(?:switch|change|move|go|stick)\s+(?:over\s+)?(?:to|with)\s+(?:that|the\s+other)\s+"
+                         r"model\b|\buse\s+(?:that|the\s+other)\s+model\b", re.I)
 #: A question that only asks for the conversation's model on its int8 path ("let's use the int8 fast path").
 _TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|could you|i want to)\W+)*"
                       r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"
@@ -52,9 +57,21 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
     if "model" in table and _DEFAULT_MODEL.search(question):
         return Understanding(line=f"model {settings.model}", because="it asks for the default model")
     last = earlier.previous_command(session, table)
+    if "model" in table and last is not None and _THAT_MODEL.search(question) and (other := _compared_with(last[0],
+                                                                                                     table)):
+        return Understanding(line=f"model {other}", because=f"it asks for the model the last line compared with, "
+                             f"{code(other, 40)}")
     if "help" in table and last is not None and _THAT_COMMAND.search(question):
         return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
     return None
+
+
+def _compared_with(line: str, table: Mapping[str, Command]) -> str | None:
+    """The one model a command line names for an option that takes a model (`--vs bert-base`), or None."""
+    inv = parse(line, table)
+    named = [str(v) for name, v in inv.options.items() if (o := table[inv.verb].option(name)) is not None
+             and takes_models(o) and v and "," not in str(v)]
+    return named[0] if len(named) == 1 else None
 
 
 def help_next(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:

@@ -8,8 +8,9 @@ from assistant.understanding.words import NUMBER, ORDINALS, TENS, UNITS
 
 _WHOLE = re.compile(NUMBER, re.I)
 _ALONE = re.compile(rf"(?<![\w.,-]){NUMBER}(?![\w-])", re.I)
-#: "this one", "the right one": a thing pointed at, not the number one.
-_POINTED = re.compile(r"\b(?:this|that|the|which|each|every|any|same|other|another|right|wrong|new|no)\s+one\b", re.I)
+#: "this one", "the right one": a thing pointed at, not the number one; nor "one another", "one by one".
+_POINTED = re.compile(r"\b(?:this|that|the|which|each|every|any|same|other|another|right|wrong|new|no)\s+one\b|"
+                      r"\bone\s+(?:another|by\s+one|after\s+(?:the\s+)?other|at\s+a\s+time)\b", re.I)
 
 
 def is_number(word: str) -> bool:

@@ -24,6 +24,8 @@ _SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|h
 #: "with those same settings", "the same parameters": every setting of the previous command that a command takes.
 _SAME_SETTINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?same\s+(?:settings|options|parameters|params|"
                             r"configuration|config)\b", re.I)
+#: "those rows", "the same rows": the rows the previous command ran on (its ``--in``).
+_SAME_ROWS = re.compile(r"\b(?:those|these|the\s+same|same|that\s+range\s+of|the\s+selected)\s+rows\b", re.I)
 #: "the next layer", "the previous head", "two layers deeper": the previous command's value of that option, stepped.
 _NEXT = re.compile(r"\b(next|previous|following|prior)\s+(layer|head)\b|"
                    r"\b(a|one|two|three|four|five|\d+)\s+(layer|head)s?\s+(deeper|further|higher|later|up|on|down|"
@@ -87,6 +89,7 @@ def _kept(question: str, before: Invocation | None, spec: Command, table: Mappin
         out.update(_settings(before, spec, table))
     said = _SAME.findall(question)
     same = [one.lower() if one else "sentences" for one, _ in said]  # ("the same sample size")
+    same += ["in"] if _SAME_ROWS.search(question) else []  # "break those rows into 3 groups" after `search --in 10-50`
     if before is not None and before.verb in table and any(many.lower() == "sentences" for _, many in said):
         typed = option_values(before, table[before.verb])  # the same sentences, not only as many: drawn from the
         same += [name for name in ("corpus", "seed") if name in typed]  # same corpus with the same seed

@@ -51,6 +51,10 @@ class Spoken:
     rest: str = ""
 
 
+#: A value that lists numbers ("1-200", "3,8"): rows, read before any count.
+_RANGE = re.compile(r"\d\s*[-,]\s*#?\d")
+
+
 def read(text: str, spec: Command, own_model: str | None = None,
          known: Mapping[str, Sequence[str]] | None = None) -> Spoken:
     """The options of ``spec`` said in ``text`` (a question outside its quotes). An option that takes one model
@@ -70,6 +74,12 @@ def read(text: str, spec: Command, own_model: str | None = None,
         span = (span[0], span[1] + 2) if text.startswith("'s", span[1]) else span  # ("every pooling's cosine")
         cuts.extend((span, *more))
 
+    ranges = {}  # ranges of rows, cut before numbers ("rows 1-200 into clusters" counts no 200 groups), kept in turn
+    for option in spec.options:
+        if not option.type.numeric and (named := _named(text, option)) is not None and _RANGE.search(named[0]) \
+                and option.accepts(named[0]):
+            ranges[option.name] = named[0]
+            cuts.append(named[1])
     # numbers first ("layer 2 head 5", "top 10", "in 3D", "five groups"), longer names first ("heads", "head")
     for option, patterns in _number_patterns(spec) if compiled(rf"\b{NUMBER}").search(text) else ():
         for pattern in patterns:
@@ -113,6 +123,8 @@ def read(text: str, spec: Command, own_model: str | None = None,
                 keep(option, value, span)
             elif not overlaps(span, cuts):
                 cuts.append(span)  # the conversation's own model, said as the subject: nothing to set
+        elif option.name in ranges:
+            found[option.name] = ranges[option.name]
         else:
             if (named := _named(text, option) or _known(text, (known or {}).get(option.name, ()), no_texts)
                     or (_at_end(text, option) if no_texts else None)) is not None:

@@ -149,7 +149,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
                r"^\W*(?:please\s+)?(?:drop|delete|remove)\s+(?:corpus\s+)?(?!(?:duplicates|dupes|outliers|everything|"
                r"all|them|those|these|that|this|it)\b)(?P<v>[\w-]+)\W*$"),  # "drop reviews_old": a name alone
     "data": (r"\b(?:file|data|pairs|benchmark|on|against|score|evaluate|in|from|with|using)\s+(?:my\s+|the\s+|our\s+)?"
-             rf"(?P<v>{DATA_FILE})",),
+             rf"(?P<v>{DATA_FILE})",
+             rf"(?<![\w/.~-])(?P<v>{DATA_FILE})"),  # a file said alone ("pairs with scores, data/pairs.jsonl")
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
            rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
            rf"\b(?:rows?|ids?)\s+\(?(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),  # ("rows (3,8,10-20)")
