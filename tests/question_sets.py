@@ -66,6 +66,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   round 18 (not learnt); fresh80's are unread.
 - ``questions_fresh82.jsonl`` and ``questions_fresh83.jsonl``: written the same way, side by side, from the README
   of d3a4128 (after round 18), committed before anyone read them; scored then, misses unread.
+- ``questions_fresh84.jsonl`` and ``questions_fresh85.jsonl``: written the same way, side by side, from the README
+  of 3bcfc09 (after round 19), committed before anyone read them; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -121,7 +123,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh76": DATA / "questions_fresh76.jsonl", "fresh77": DATA / "questions_fresh77.jsonl",
         "fresh78": DATA / "questions_fresh78.jsonl", "fresh79": DATA / "questions_fresh79.jsonl",
         "fresh80": DATA / "questions_fresh80.jsonl", "fresh81": DATA / "questions_fresh81.jsonl",
-        "fresh82": DATA / "questions_fresh82.jsonl", "fresh83": DATA / "questions_fresh83.jsonl"}
+        "fresh82": DATA / "questions_fresh82.jsonl", "fresh83": DATA / "questions_fresh83.jsonl",
+        "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
