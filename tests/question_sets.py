@@ -65,7 +65,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   of a03d382 (after round 17), committed before anyone read them; scored then. fresh81's misses were read in
   round 18 (not learnt); fresh80's are unread.
 - ``questions_fresh82.jsonl`` and ``questions_fresh83.jsonl``: written the same way, side by side, from the README
-  of d3a4128 (after round 18), committed before anyone read them; scored then, misses unread.
+  of d3a4128 (after round 18), committed before anyone read them; scored then. fresh82's misses were read in
+  round 20 (not learnt); fresh83's are unread.
 - ``questions_fresh84.jsonl`` and ``questions_fresh85.jsonl``: written the same way, side by side, from the README
   of 3bcfc09 (after round 19), committed before anyone read them; scored then, misses unread.
 

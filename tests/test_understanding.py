@@ -1161,6 +1161,29 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # heads that track the syntax: `syntax`
     ([], "how well do the heads track the syntactic structure of Colorless green ideas sleep furiously.",
      "syntax Colorless green ideas sleep furiously."),
+    # round 20 (fresh82 read): "explain that number" after a comparison of two
+    (["compare I love dogs. | I adore puppies. --pool cls"], "explain that number",
+     "why I love dogs. | I adore puppies. --pool cls"),
+    # "in there": the corpus the line before named
+    (["corpus load calls.csv --name calls", "corpus info calls"], "look for 'waiting on hold' in there",
+     "search waiting on hold --corpus calls"),
+    # "apply" opens a follow-up
+    (["selfattn Time flies fast. --layer 4"], "apply the causal mask too",
+     "selfattn Time flies fast. --layer 4 --causal"),
+    # "same thing again"
+    ([], "same thing again but drop the layer option", "again --layer default"),
+    # the commands so far
+    (["compare A cat. | A kitten.", "why A cat. | A kitten."], "show me the commands so far", "history"),
+    # ", all layers": no layer kept from the command before
+    (["selfattn The police is chasing a criminal. --layer 2"],
+     "show me the model's own attention maps for that sentence, all layers",
+     "attend The police is chasing a criminal."),
+    # a word's neighbours; an aside after a comma is no word
+    (["word bank | We sat on the river bank. | I deposited money at the bank."],
+     "and what words are nearest to bank, regardless of context?", "neighbors bank"),
+    # a flag said twice
+    (["mask The [MASK] barked all night."], "what did the mask rely on? integrated gradients please",
+     "mask The [MASK] barked all night. --why"),
     # "that model": the one the last line compared with
     (["compare Owls hunt. | Hawks hunt. --vs bert-base"], "ok let's switch to that model for good",
      "model bert-base"),

@@ -78,7 +78,7 @@ class Again(Command[Any, Result]):
 @register
 class History(Command[Any, Result]):
     name, aliases = "history", ("log", "hist")
-    terms = ("permalinks?",
+    terms = ("permalinks?", r"(?:commands|lines|steps|questions)\s+(?:(?:i|we)\s+(?:ran|typed|asked|did)\s+)?so\s+far",
              r"links?\s+(?:to|for|of)\s+(?:those|these|them|the\s+(?:last|previous|earlier)|my|each|all|both)")
     summary = "this conversation's commands, each with its permalink (a link that re-runs it)"
     examples = ("history",)

@@ -37,7 +37,9 @@ _WHICH_POOLING = re.compile(r"\b(?:which|what)\s+(?:kind\s+of\s+)?pool(?:ing)?s?
 #: driving it?", "break that cls score down token by token"): `why` on them.
 _EXPLAINED = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:driving|drives|drove|makes|made|causes|caused|explains)\s+"
                         r"(?:it|that|this|them|the\s+(?:similarity|score|cosine))\b(?!\s+(?:so\s+)?(?:different|differ))|"
-                        r"\bbreak\s+(?:\w+\s+){0,3}?down\s+(?:\w+\s+)?(?:tokens?|words?)\b", re.I)
+                        r"\bbreak\s+(?:\w+\s+){0,3}?down\s+(?:\w+\s+)?(?:tokens?|words?)\b|"
+                        r"^\W*(?:(?:ok|okay|now|and|so|then|please|pls)\W+)*explain\s+(?:that|this|it|the)\s*"
+                        r"(?:number|score|cosine|similarity|result)?\W*$", re.I)
 #: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
 BLANK_PENALTY = 0.15
 
@@ -350,7 +352,8 @@ class Neighbors(Command[Any, Neighbours]):
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         word = slots.word or (slots.texts[0].split()[0] if slots.texts else None)  # "coffee in the input embeddings"
         if not slots.quoted and not TARGET_WORD.search(slots.rest):  # "what does glove think is near computer"
-            near = NEAR_WORD.search(slots.payload) or (  # "nearest tokens to embedding": an asking word, named last
+            near = NEAR_WORD.search(slots.payload.split(",")[0]) or (  # "nearest tokens to embedding": an asking word,
+                # named last; not after a comma ("nearest to bank, regardless of context")
                 None if slots.payload else re.search(NEAR_WORD.pattern + r"\W*$", slots.rest, re.I))
             said = [w for t in slots.texts for w in t.split() if w.lower().strip(".,?!") not in ASKING]
             word = near.group(1) if near else said[0] if said else word

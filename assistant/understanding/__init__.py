@@ -79,7 +79,7 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
                    rf"{_THOSE_TEXTS.pattern}", re.I)  # ("what's the score exactly?" after `compare`)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
-                    r"(?:the\s+)?same\s+(?:again|command\b|thing\s+as\s+before\b)|again\b|redo\b|rerun\b|re-run\b|"
+                    r"(?:the\s+)?same\s+(?:again|command\b|thing\s+(?:as\s+before|again)\b)|again\b|redo\b|rerun\b|re-run\b|"
                     r"repeat\b|one more time\b|"
                     r"(?:run|do) the (?:last|previous) (?:command|one)|"
                     r"(?:the|my) (?:last|previous) (?:command|line|one) (?:again|once more|one more time)\b)", re.I)

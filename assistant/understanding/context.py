@@ -36,7 +36,7 @@ from tools.core.text import code
 _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|try|also|then|again|ok|okay|instead|"
                         r"this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
-                        r"more|fewer|less|change|set|replace|swap|"
+                        r"more|fewer|less|change|set|replace|swap|apply|enable|turn on|switch on|"
                         r"make it|show it|(?:limit|restrict|narrow)(?: (?:it|that|this|them|those))?(?: down)? to|"
                         r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
                         r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"

@@ -13,6 +13,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command, Invocation
 from assistant.session import Session
 from assistant.sharing.links import option_values
+from assistant.understanding.reset import back_to_default
 from tools.core.config import Settings
 
 #: "that layer", "the same head", "that corpus": the previous command's value of that option.
@@ -61,7 +62,8 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
     if before is None or before.verb not in table or _SAME.search(question) or _NEXT.search(question):
         return {}
     count = spoken.count_option(spec) if spec.name != before.verb else None  # the same command keeps them all
-    return _settings(before, spec, table, but=count)
+    reset = back_to_default(question, spec).options  # ("the attention maps for that sentence, all layers")
+    return {name: value for name, value in _settings(before, spec, table, but=count).items() if name not in reset}
 
 
 def asked_again(before: Invocation | None, spec: Command, shared: Mapping[str, str]) -> dict[str, str]:

@@ -115,6 +115,9 @@ def read(text: str, spec: Command, own_model: str | None = None,
                     after = compiled(r"(?:\s+\w+){0,2}?\s+off\b").match(text, m.end())  # "the causal mask (turned) off"
                     if before or after:
                         keep(option, "off", (before.start(), m.end()) if before else (m.start(), after.end()))
+                    elif found.get(option.name) == "" and not overlaps(m.span(), cuts):
+                        cuts.append(with_lead(text, *m.span()))  # the flag said twice ("what did it rely on?
+                        # integrated gradients please")
                     else:
                         keep(option, "", with_lead(text, *m.span()))
         elif takes_models(option) and (model := model_said(text, option, own_model)) is not None:

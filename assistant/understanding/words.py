@@ -214,7 +214,8 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "(?: (?:that|this|the) (?:word|answer|fill|one))?",
             "why (?:the|that|this|its) (?:top|first|best) (?:one|word|answer|fill|prediction|guess) "
             "(?:won|wins|came first)", "why (?:that|this) (?:answer|prediction|word|fill|guess)\\b",
-            "and why(?=\\W*$)"),
+            "and why(?=\\W*$)", "integrated gradients",
+            "what (?:did|does) (?:it|the mask|the model|the prediction|the fill) (?:rely|depend|lean) on"),
 }
 UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
@@ -252,7 +253,8 @@ RUN_ON = (r"(?:please\s+)?(?:run|do|try|apply)\s+(?:the\s+)?`?([\w-]+)`?(?:\s+co
 NOT = r"\b(?:without|no|not|drop|remove|turn off|switch off|disable|hide)\s+(?:the\s+|any\s+|its\s+)?"
 #: How an option whose default is every one of them is set back ("all the layers again"); ``{}``: its names.
 EVERY_ONE = (r"|(?:^\W*(?:(?:and|now|so|ok|okay|then)\W+)*(?:(?:what|how)\s+about\s+)?|"
-             r"\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?)(?:all|every)\s+(?:the\s+)?(?:{})s?\b")
+             r"\b(?:show|see|draw|plot|display|give)\s+(?:me\s+)?)(?:all|every)\s+(?:the\s+)?(?:{0})s?\b"
+             r"|(?:,|\b(?:for|across|over|in|at|on))\s*(?:all|every)\s+(?:the\s+)?(?:{0})s\b")  # (", all layers")
 #: How every head of a layer is asked for ("what about the whole layer" after `--head 1`).
 WHOLE_LAYER = r"|\b(?:the\s+)?(?:whole|entire|full)\s+layer\b(?!\s*\d)"
 #: How an option whose default is the last layer is set back ("use the final layer instead"); ``{}``: its names.
