@@ -1184,6 +1184,9 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # a flag said twice
     (["mask The [MASK] barked all night."], "what did the mask rely on? integrated gradients please",
      "mask The [MASK] barked all night. --why"),
+    # after `why`, the texts' cosine itself is `compare`
+    (["why A man plays guitar. | Someone is playing an instrument."], "and what's their cosine with max pooling?",
+     "compare A man plays guitar. | Someone is playing an instrument. --pool max"),
     # "that model": the one the last line compared with
     (["compare Owls hunt. | Hawks hunt. --vs bert-base"], "ok let's switch to that model for good",
      "model bert-base"),

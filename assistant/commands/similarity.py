@@ -40,6 +40,10 @@ _EXPLAINED = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:driving|drives|drove|makes|ma
                         r"\bbreak\s+(?:\w+\s+){0,3}?down\s+(?:\w+\s+)?(?:tokens?|words?)\b|"
                         r"^\W*(?:(?:ok|okay|now|and|so|then|please|pls)\W+)*explain\s+(?:that|this|it|the)\s*"
                         r"(?:number|score|cosine|similarity|result)?\W*$", re.I)
+#: After `why`, a question that asks for the two texts' cosine itself ("and what's their cosine with max pooling?"):
+#: `compare` on them.
+_SCORE_ASKED = re.compile(r"\bwhat(?:'s|\s+is|\s+are)\s+(?:their|the|its)\s+(?:cosines?|similarit(?:y|ies))\b"
+                          r"(?!\s+(?:made|come|comes))", re.I)
 #: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
 BLANK_PENALTY = 0.15
 
@@ -146,6 +150,9 @@ class Why(Command[Any, Any]):
 
     def fit(self, slots: Slots) -> float:
         return -BLANK_PENALTY if slots.has_mask else 0.0
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        return "compare" if _SCORE_ASKED.search(question) and not read_slots(question).quoted else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return why.explanation(ctx.model(), texts, p.pool, p.layer)
