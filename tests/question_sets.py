@@ -69,6 +69,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   round 20 (not learnt); fresh83's are unread.
 - ``questions_fresh84.jsonl`` and ``questions_fresh85.jsonl``: written the same way, side by side, from the README
   of 3bcfc09 (after round 19), committed before anyone read them; scored then, misses unread.
+- ``questions_fresh86.jsonl`` and ``questions_fresh87.jsonl``: written the same way, side by side, from the README
+  of ac3ee53 (after round 20), committed before anyone read them; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -125,7 +127,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh78": DATA / "questions_fresh78.jsonl", "fresh79": DATA / "questions_fresh79.jsonl",
         "fresh80": DATA / "questions_fresh80.jsonl", "fresh81": DATA / "questions_fresh81.jsonl",
         "fresh82": DATA / "questions_fresh82.jsonl", "fresh83": DATA / "questions_fresh83.jsonl",
-        "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl"}
+        "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl",
+        "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
