@@ -322,6 +322,15 @@ def test_a_question_without_texts_says_what_it_needs(run):
     assert reply.suggestions and all(parse(s, TABLE) for s in reply.suggestions)
 
 
+def test_a_follow_up_that_goes_back_to_an_earlier_command_says_so(run):
+    session = Session()
+    run("compare The cat sat. | A kitten sat.", session)
+    run("why The cat sat. | A kitten sat.", session)
+    back = run("go back to the similarity but at layer 1", session)
+    assert back.ok and back.interpreted_as == "compare The cat sat. | A kitten sat. --layer 1"
+    assert back.read_because.startswith("it changes an earlier command")
+
+
 def test_a_follow_up_changes_a_command_that_failed(run):
     from assistant.session import Session
 

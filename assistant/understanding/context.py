@@ -290,7 +290,8 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
                              suggestions=(previous,), follow_up=True)
     if line == previous and not fill.only_filler(fill.REFERS_BACK.sub(" ", leftover)):
         return None  # it changes nothing and asks more ("which words sit closest to 'bark' in glove?" after `static`)
-    return Understanding(line=line, follow_up=True, because=f"it changes the previous command, {code(previous, 80)}")
+    which = "an earlier command" if back is not None else "the previous command"
+    return Understanding(line=line, follow_up=True, because=f"it changes {which}, {code(previous, 80)}")
 
 
 def _other_choice(words: str, before: Invocation, spec: Command) -> spoken.Spoken:
