@@ -12,7 +12,6 @@ from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import ASKING, TARGET_WORD, Slots, asking_words, shared_word
-from assistant.commands.slots import read as read_slots
 from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
@@ -33,7 +32,7 @@ PHRASE_PENALTY = 0.1
 #: (`why` explains one pooling's similarity): "which pooling makes 'A' and 'B' most similar?".
 WHICH_POOLING_BONUS = 0.25
 _WHICH_POOLING = re.compile(r"\b(?:which|what)\s+(?:kind\s+of\s+)?pool(?:ing)?s?\b", re.I)
-#: After `compare` of two texts, a question that asks what drives their similarity, without texts of its own ("what's
+#: After `compare` of two texts, a question that asks what drives their similarity ("what's
 #: driving it?", "break that cls score down token by token"): `why` on them.
 _EXPLAINED = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:driving|drives|drove|makes|made|causes|caused|explains)\s+"
                         r"(?:it|that|this|them|the\s+(?:similarity|score|cosine))\b(?!\s+(?:so\s+)?(?:different|differ))|"
@@ -87,8 +86,7 @@ class Compare(Command[Any, Comparison]):
         return WHICH_POOLING_BONUS if asks else 0.0
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
-        explained = len(before.texts) == 2 and _EXPLAINED.search(question) is not None
-        return "why" if explained and not read_slots(question).quoted else None
+        return "why" if len(before.texts) == 2 and _EXPLAINED.search(question) is not None else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Comparison:
         lm = ctx.model()
@@ -152,7 +150,7 @@ class Why(Command[Any, Any]):
         return -BLANK_PENALTY if slots.has_mask else 0.0
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
-        return "compare" if _SCORE_ASKED.search(question) and not read_slots(question).quoted else None
+        return "compare" if _SCORE_ASKED.search(question) else None
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return why.explanation(ctx.model(), texts, p.pool, p.layer)

@@ -154,19 +154,24 @@ def named_alone(question: str, session: Session, table: Mapping[str, Command],
 def handed_on(question: str, session: Session, table: Mapping[str, Command],
               settings: Settings) -> Understanding | None:
     """The command the previous one hands a follow-up on to (:meth:`Command.handed_on`: after `static`, "the
-    contextual model itself" is `word` or `compare`), on the previous texts with the options the question says."""
+    contextual model itself" is `word` or `compare`), on the previous texts with the options the question says, the
+    settings the two commands share and the ones it points at ("what's driving it?" after `compare A | B --layer 3`:
+    `why A | B --layer 3`). A question that quotes a new text is not about the previous ones (a word of theirs is:
+    "and what does the contextual model make of 'bat' in those?")."""
     if (last := previous_command(session, table)) is None:
         return None
     before = parse(last[0], table, settings)
+    read = slots.read(question)
+    if read.quoted and any(not any(fill.holds(t, said) for t in before.texts) for said in read.texts):
+        return None
     verb = last[1].handed_on(question, before)
     if verb is None or verb not in table:
         return None
     spec = table[verb]
-    _, options = fill.read(question, spec, session.model or settings.model)  # the same texts, its own options and
+    _, options = fill.read(question, spec, session.model or settings.model)
     kept = {**settings_kept.shared_options(question, before, spec, table),
             **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
     line = fill.build(spec, before.texts, {**kept, **options})
-    # the settings it shares with the previous command ("what's driving it?" after `compare A | B --layer 3`)
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 

@@ -98,7 +98,7 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     """The previous command's texts a question without quotes refers to ("the second sentence": that one), or []."""
     question = before_colon(question)
     named = [t for m in _NAMED_ONE.finditer(question) if m.group(1).lower() not in (*WHICH, "same", "other", "next")
-             for t in previous if re.search(rf"\b{re.escape(m.group(1))}\b", t, re.I)]
+             for t in previous if holds(t, m.group(1))]
     if len(named) == 1 and len(previous) > 1:
         return named  # "how many tokens does the vampire sentence have?": the one text that holds "vampire"
     pair = _ORDINAL_PAIR.search(question)
@@ -119,7 +119,8 @@ def referred_texts(question: str, previous: list[str]) -> list[str]:
     return list(previous)
 
 
-def _holds(text: str, word: str) -> bool:
+def holds(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (any case)."""
     return re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
@@ -127,7 +128,7 @@ def _inside(text: str, previous: list[str], spec: Command) -> bool:
     """Whether a quoted ``text`` is a word of the previous texts that ``spec`` has no room for beside them ("is it just
     the word 'black' making them similar?" after two sentences, one with "black": a word asked about, no third text)."""
     return (spec.texts.most is not None and len(previous) >= spec.texts.most and " " not in text
-            and any(_holds(t, text) for t in previous))
+            and any(holds(t, text) for t in previous))
 
 
 def only_filler(text: str, asking: frozenset[str] = frozenset()) -> bool:
@@ -195,8 +196,7 @@ def texts_for(spec: Command, slots: Slots, table: Mapping[str, Command]) -> list
         return []  # a command that needs no text takes only quoted ones, never the question's own words
     texts = list(slots.texts)
     if slots.quoted and not spec.texts.word_first and any(" " in t for t in texts):  # "does 'it' attend to ... in 'A'?"
-        texts = [t for t in texts if " " in t or not any(re.search(rf"\b{re.escape(t)}\b", s, re.I)
-                                                         for s in texts if " " in s)]
+        texts = [t for t in texts if " " in t or not any(holds(s, t) for s in texts if " " in s)]
     if spec.texts.most == 1 and not slots.quoted and slots.payload:
         return [slots.payload]  # one text: "and" inside it is part of it
     return texts if spec.texts.most is None else texts[:spec.texts.most]
@@ -268,7 +268,7 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
     if (previous and slots.quoted and len(texts) == 1 and " " not in texts[0] and not spec.texts.word_first
             and _IN_THERE.search(slots.rest) and spec.question_texts(slots, table) is None):
         holders = [t for t in referred_texts(slots.rest, previous) or previous
-                   if " " in t and re.search(rf"\b{re.escape(texts[0])}\b", t, re.I)]
+                   if " " in t and holds(t, texts[0])]
         texts = holders[:spec.texts.most] if holders else texts  # "is 'man' a verb there? show me the parse"
     if texts and (ran := _RUN_ON.match(texts[0])) and ran.group(1).lower() in (spec.name, *spec.aliases):
         texts = [texts[0][ran.end():], *texts[1:]]  # "run static on Rain | Rain falls. | Rain stopped."

@@ -75,7 +75,7 @@ def read(text: str, spec: Command, own_model: str | None = None,
         cuts.extend((span, *more))
 
     ranges = {}  # ranges of rows, cut before numbers ("rows 1-200 into clusters" counts no 200 groups), kept in turn
-    for option in spec.options:
+    for option in spec.options if _RANGE.search(text) else ():
         if not option.type.numeric and (named := _named(text, option)) is not None and _RANGE.search(named[0]) \
                 and option.accepts(named[0]):
             ranges[option.name] = named[0]
