@@ -68,9 +68,13 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   of d3a4128 (after round 18), committed before anyone read them; scored then. fresh82's misses were read in
   round 20 (not learnt); fresh83's are unread.
 - ``questions_fresh84.jsonl`` and ``questions_fresh85.jsonl``: written the same way, side by side, from the README
-  of 3bcfc09 (after round 19), committed before anyone read them; scored then, misses unread.
+  of 3bcfc09 (after round 19), committed before anyone read them; scored then. fresh84's misses were read in
+  round 21 (not learnt); fresh85's are unread.
 - ``questions_fresh86.jsonl`` and ``questions_fresh87.jsonl``: written the same way, side by side, from the README
   of ac3ee53 (after round 20), committed before anyone read them; scored then, misses unread.
+- ``questions_fresh88.jsonl`` and ``questions_fresh89.jsonl``: written the same way, side by side, from the README
+  of d4e2a0e, committed before anyone read them (round 21's readings, made from fresh84, were not tuned on them);
+  scored at d4e2a0e. fresh89's misses are unread; two of fresh88's were shown by accident while it was scored.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -128,7 +132,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh80": DATA / "questions_fresh80.jsonl", "fresh81": DATA / "questions_fresh81.jsonl",
         "fresh82": DATA / "questions_fresh82.jsonl", "fresh83": DATA / "questions_fresh83.jsonl",
         "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl",
-        "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl"}
+        "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl",
+        "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"

@@ -64,7 +64,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh74": (0.96, 0.93), "fresh75": (0.96, 0.94), "fresh76": (0.96, 0.93), "fresh77": (0.96, 0.95),
           "fresh78": (0.96, 0.95), "fresh79": (0.95, 0.93), "fresh80": (0.96, 0.94), "fresh81": (0.95, 0.92),
           "fresh82": (0.96, 0.93), "fresh83": (0.96, 0.95), "fresh84": (0.96, 0.93), "fresh85": (0.95, 0.93),
-          "fresh86": (0.96, 0.95), "fresh87": (0.96, 0.95),
+          "fresh86": (0.96, 0.95), "fresh87": (0.96, 0.95), "fresh88": (0.96, 0.95), "fresh89": (0.95, 0.92),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -1200,6 +1200,28 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # "that model": the one the last line compared with
     (["compare Owls hunt. | Hawks hunt. --vs bert-base"], "ok let's switch to that model for good",
      "model bert-base"),
+    # round 21 (fresh84 read): a question handed on to another command, on a second model
+    (["why Owls hunt at night. | Hawks hunt by day."], "and what's their similarity on minilm:int8 side by side",
+     "compare Owls hunt at night. | Hawks hunt by day. --vs minilm:int8"),
+    # "that one" after a line that compared with one model
+    (["compare Owls hunt. | Hawks hunt. --vs bert-base"], "ok switch to that one", "model bert-base"),
+    # "that pooling": the previous command's
+    (["compare Owls hunt. | Hawks hunt. --pool max"], "how does that pooling do on the whole STS-B benchmark?",
+     "benchmark --pool max"),
+    # "that corpus" right after the line that named it
+    (["corpus info calls"], "draw that corpus as a map", "map --corpus calls"),
+    # a verb after "in the corpus" names no corpus
+    ([], "which texts in the corpus are closest to the sentence 'the food was cold'?", "search the food was cold"),
+    # a count said last: "just 5"
+    ([], 'closest tokens to "Paris" by cosine, just 5', "neighbors Paris --k 5"),
+    # "does the same hold on ...": the previous command with what it changes
+    (["probe --task dep"], "does the same hold on my calls corpus?", "probe --task dep --corpus calls"),
+    # "ok now what does CLS ...": the question's own words are no text
+    (["attend The police is chasing a criminal. --layer 6"], "ok now what does CLS end up drawing on via rollout?",
+     "rollout The police is chasing a criminal."),
+    # a blank typed as <mask> stays as typed (the commands take it; `mask` says how the model read it)
+    ([], 'can you fill "The <mask> barked loudly." with bert-small',
+     "mask The <mask> barked loudly. --model bert-small"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -3,8 +3,8 @@
 A question is split into what it *says* (the frame, which the router compares with the
 phrasings, with every quoted text replaced by ``"X"``) and what it *carries* (the texts).
 Quotes of every style count: ``'…'``, ``"…"``, ``“…”``, ``‘…’``, ``«…»`` and backticks; an
-apostrophe inside a word (``what's``) is not a quote. Blanks (``___``, a lone ``_``,
-``<mask>``) become ``[MASK]``.
+apostrophe inside a word (``what's``) is not a quote. Blanks (``___``, a lone ``_``, ``[mask]``) become ``[MASK]``;
+``<mask>``, which the commands take too, stays as typed.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ _IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*
                      r"(?:in|of|from)\s+(?:rows?|hits?)\s+#\d+(?:\s*(?:,\s*and|,|and|&|-|to)\s*#?\d+)+)", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
+#: A blank in a text, as the commands take it.
+MASKED = re.compile(r"\[MASK\]|<mask>")
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
 _SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
 _SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
@@ -144,14 +146,14 @@ class Slots:
 
     @property
     def has_mask(self) -> bool:
-        return any("[MASK]" in t for t in self.texts)
+        return any(MASKED.search(t) for t in self.texts)
 
     @property
     def masked(self) -> list[str]:
         """The one text with a blank that a command on a blank takes: quoted, or the unquoted words; none when no
         text holds one ("show how the prediction forms layer by layer" points back at the previous blank)."""
-        masked = [t for t in self.texts if "[MASK]" in t]
-        return masked[:1] or ([self.payload] if "[MASK]" in self.payload else [])
+        masked = [t for t in self.texts if MASKED.search(t)]
+        return masked[:1] or ([self.payload] if MASKED.search(self.payload) else [])
 
     @property
     def quotes_a_phrase(self) -> bool:
@@ -169,8 +171,8 @@ def model_name(m: re.Match[str]) -> str:
 
 
 def blanks_to_mask(text: str) -> str:
-    """``___``, a lone ``_``, ``<mask>`` and ``[mask]`` -> ``[MASK]``."""
-    return _BLANK.sub("[MASK]", text)
+    """``___``, a lone ``_`` and ``[mask]`` -> ``[MASK]`` (``<mask>`` stays as typed)."""
+    return _BLANK.sub(lambda m: m.group(0) if m.group(0) == "<mask>" else "[MASK]", text)
 
 
 def quoted_spans(question: str) -> list[tuple[int, int, str]]:
@@ -290,7 +292,7 @@ def split_payload(payload: str) -> list[str]:
     """The payload's texts: split at ``|``, ";", " / ", "vs" / "versus"; else at commas and "and"."""
     if not payload:
         return []
-    if "[MASK]" in payload and "|" not in payload:
+    if MASKED.search(payload) and "|" not in payload:
         return [payload]
     strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
     if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):

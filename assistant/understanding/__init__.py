@@ -81,6 +81,7 @@ _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:scor
 _AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+(?:again|command\b|thing\s+(?:as\s+before|again)\b)|again\b|redo\b|rerun\b|re-run\b|"
                     r"repeat\b|one more time\b|"
+                    r"(?:does|do|would|will)\s+(?:the\s+)?same\s+(?:thing\s+)?(?:hold|happen|apply|work)\b|"
                     r"(?:run|do) the (?:last|previous) (?:command|one)|"
                     r"(?:the|my) (?:last|previous) (?:command|line|one) (?:again|once more|one more time)\b)", re.I)
 #: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
@@ -154,11 +155,11 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if (int8 := helping.int8_asked(question, table)) is not None:
         return int8
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
-    follow = None if switching else (another_model(question, session, table, settings)
+    follow = None if switching else (context.handed_on(question, session, table, settings)
+                                     or another_model(question, session, table, settings)
                                      or replaced.swapped_text(question, session, table, settings)
                                      or replaced.dropped_text(question, session, table, settings)
                                      or replaced.word_replaced(question, session, table, settings)
-                                     or context.handed_on(question, session, table, settings)
                                      or context.follow_up(question, session, table, settings))
     if follow is not None:
         return follow

@@ -184,7 +184,7 @@ def _points_at_its_own(read: slots.Slots) -> bool:
 
 #: A new text with a blank after an opening word, unquoted ("now Rome is the [MASK] of Italy." after `lens`).
 _NOW_MASKED = re.compile(r"(\s*(?:(?:and|now|ok|okay|then|next|what about|how about)[\s,]+)+)"
-                         r"([^'\"“‘:]*\[MASK\][^'\"”’]*?)\s*", re.I)
+                         r"([^'\"“‘:]*(?:\[MASK\]|<mask>)[^'\"”’]*?)\s*", re.I)
 
 
 def follow_up(question: str, session: Session, table: Mapping[str, Command],
@@ -202,7 +202,7 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
         previous, spec = last
     else:
         return None
-    if "[MASK]" in previous and (masked := _NOW_MASKED.fullmatch(question)) is not None:
+    if slots.MASKED.search(previous) and (masked := _NOW_MASKED.fullmatch(question)) is not None:
         return follow_up(f"{masked.group(1)} \"{masked.group(2)}\"", session, table, settings)  # as if quoted
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
     plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?:(?:that|it|this)\s+)?(?=again\b)", "", plain,

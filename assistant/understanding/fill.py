@@ -63,8 +63,9 @@ _ON_THAT = re.compile(r"\b(?:on|with|for|using|like)\s+(?:that|those|these|them|
 #: A row of the corpus by its id.
 _ROW_ID = re.compile(r"#\d+")
 #: A question's own words where a text would be ("where did the mask look").
-_ASKS = re.compile(r"(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
-                   r"(?:does|do|did|is|are|can|could|will|would)\s+(?:any|some|every|each|one|a|an|it|this|that|they)\s",
+_ASKS = re.compile(r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"  # ("ok now what does CLS draw on?")
+                   r"(?:(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+                   r"(?:does|do|did|is|are|can|could|will|would)\s+(?:any|some|every|each|one|a|an|it|this|that|they)\s)",
                    re.I)  # ("does any head track the subject?": a yes-or-no question about the last texts)
 #: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."), or of heads,
 #: layers or tokens doing something ("which heads point to ..."): for a command that follows the previous texts.

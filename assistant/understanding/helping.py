@@ -21,7 +21,7 @@ _DEFAULT_MODEL = re.compile(r"\b(?:back to|switch to|go back to|return to|use|re
                             r"original|usual|starting)\s+model\b", re.I)
 #: "switch to that model for good", "use that model from now on": `model` with the one the last line compared with.
 _THAT_MODEL = re.compile(r"\b(?:switch|change|move|go|stick)\s+(?:over\s+)?(?:to|with)\s+(?:that|the\s+other)\s+"
-                         r"model\b|\buse\s+(?:that|the\s+other)\s+model\b", re.I)
+                         r"(?:model|one)\b|\buse\s+(?:that|the\s+other)\s+model\b", re.I)
 #: A question that only asks for the conversation's model on its int8 path ("let's use the int8 fast path").
 _TO_INT8 = re.compile(r"\W*(?:(?:ok|okay|now|so|then|let'?s|please|pls|can you|could you|i want to)\W+)*"
                       r"(?:use|switch\s+(?:over\s+)?to|go\s+with|move\s+to|turn\s+on|enable|try|run\s+on)\s+(?:the\s+)?"

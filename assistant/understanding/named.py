@@ -73,8 +73,9 @@ _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
                        re.I)
 
 
-#: "on it", "of it", "in there": the corpus the line right before named (`corpus load F --name N`, `corpus use N`).
-_ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with|from)\s+it\b|\bin\s+there\b", re.I)
+#: "on it", "of it", "in there", "that corpus": the corpus the line right before named (`corpus load F --name N`,
+#: `corpus use N`).
+_ON_IT = re.compile(r"\b(?:on|in|over|across|for|of|with|from)\s+it\b|\bin\s+there\b|\b(?:that|this)\s+corpus\b", re.I)
 
 
 def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str]:

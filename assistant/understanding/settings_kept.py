@@ -16,9 +16,10 @@ from assistant.sharing.links import option_values
 from assistant.understanding.reset import back_to_default
 from tools.core.config import Settings
 
-#: "that layer", "the same head", "that corpus": the previous command's value of that option.
+#: "that layer", "the same head", "that corpus", "that pooling": the previous command's value of that option.
 #: (The first part reads ahead only: "the same corpus and number of sentences" keeps both.)
-_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+(layer|head|corpus|top|k|seed|threshold)\b)|"
+_SAME = re.compile(r"\b(?=(?:that|the same|same|this|the(?=\s+\w+'s))\s+"
+                   r"(layer|head|corpus|top|k|seed|threshold|(?<=that\s)pool(?=ing\b)))|"
                    r"\b(?:(?:the\s+)?same|that\s+many)\s+(?:\w+\s+and\s+(?:the\s+)?)?((?:number|amount)\s+of\s+sentences|sentences|"
                    r"sentence\s+count|"
                    r"sample(?:\s+size)?)\b|\b(?:those|these|the)\s+same\s+(?=\d+\b)", re.I)  # ("on those same 40")

@@ -182,6 +182,7 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
         if gap == 2:  # a command's count said bare after a verb of showing: "show 15", "give me 8"
             patterns.append(compiled(rf"\b(?:show|give|list|get|return)\s+(?:me\s+)?(?:the\s+)?(?:top\s+)?{NUMBER}\b"
                                      r"(?!\s*[-,.]\s*\d)"))
+            patterns.append(compiled(rf"\b(?:just|only)\s+(?:the\s+)?(?:top\s+)?{NUMBER}\s*[?.!]*\s*$"))  # ", just 5"
         out.append((option, tuple(patterns)))
     return tuple(out)
 

@@ -192,7 +192,8 @@ NOT_NAMES = frozenset({"own", "whole", "current", "entire", "loaded", "same", "o
                        "uploaded", "previous", "it", "one", "for", "like", "about", "with", "in", "on", "of", "to",
                        "and", "or", "is", "was", "instead", "too", "again", "please", "now", "only", "here", "there",
                        "then", "also", "i", "you", "we", "corpus", "dataset", "encoding", "loading", "overall",
-                       "altogether", "itself", "generally"})
+                       "altogether", "itself", "generally", "are", "were", "be", "has", "have", "does", "do", "did",
+                       "can", "will", "would", "should", "which", "what", "who", "where", "when", "how"})
 #: Flags said in words.
 FLAG_WORDS: dict[str, tuple[str, ...]] = {
     "causal": ("causal(?: mask(?:ing)?)?", "decoder", "masked attention", "future tokens",
