@@ -74,7 +74,10 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   of ac3ee53 (after round 20), committed before anyone read them; scored then, misses unread.
 - ``questions_fresh88.jsonl`` and ``questions_fresh89.jsonl``: written the same way, side by side, from the README
   of d4e2a0e, committed before anyone read them (round 21's readings, made from fresh84, were not tuned on them);
-  scored at d4e2a0e. fresh89's misses are unread; two of fresh88's were shown by accident while it was scored.
+  scored at d4e2a0e. fresh89's misses were read in round 22 (not learnt); two of fresh88's were shown by accident
+  while it was scored.
+- ``questions_fresh90.jsonl`` and ``questions_fresh91.jsonl``: written the same way, side by side, from the README
+  of 57eca09 (after round 21), committed before anyone read them; scored then, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -133,7 +136,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh82": DATA / "questions_fresh82.jsonl", "fresh83": DATA / "questions_fresh83.jsonl",
         "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl",
         "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl",
-        "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl"}
+        "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl",
+        "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"

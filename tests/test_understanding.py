@@ -65,6 +65,7 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh78": (0.96, 0.95), "fresh79": (0.95, 0.93), "fresh80": (0.96, 0.94), "fresh81": (0.95, 0.92),
           "fresh82": (0.96, 0.93), "fresh83": (0.96, 0.95), "fresh84": (0.96, 0.93), "fresh85": (0.95, 0.93),
           "fresh86": (0.96, 0.95), "fresh87": (0.96, 0.95), "fresh88": (0.96, 0.95), "fresh89": (0.95, 0.92),
+          "fresh90": (0.96, 0.94), "fresh91": (0.95, 0.93),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -1222,6 +1223,32 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # a blank typed as <mask> stays as typed (the commands take it; `mask` says how the model read it)
     ([], 'can you fill "The <mask> barked loudly." with bert-small',
      "mask The <mask> barked loudly. --model bert-small"),
+    # round 22 (fresh89 read): a word said last before "pls" is the word
+    ([], "similar words to embedding pls", "neighbors embedding"),
+    # the last command again, said in other words
+    ([], "do that last one over at layer 2 head 3", "again --layer 2 --head 3"),
+    ([], "same as the previous command but cls pooling", "again --pool cls"),
+    (["compare Owls hunt. | Hawks hunt."], "just run the previous command again, unchanged",
+     "compare Owls hunt. | Hawks hunt."),
+    # the corpus the line before loaded or named: "make this corpus the active one", "in there"
+    (["corpus load calls.csv --name calls"], "make this corpus the active one", "corpus use calls"),
+    (["clusters --corpus calls"], "which texts in there talk about 'slow wifi'?", "search slow wifi --corpus calls"),
+    # what drove the top fill: `mask --why`
+    (["mask I play [MASK] every weekend. --top 10"], "what drove the top fill?",
+     "mask I play [MASK] every weekend. --top 10 --why"),
+    # "zoom in on" wraps a follow-up
+    (["attend The keys to the cabinet are here.", "syntax The keys to the cabinet are here."],
+     "zoom in on layer 5 head 1", "attend The keys to the cabinet are here. --layer 5 --head 1"),
+    # "do dog too" after `neighbors cat`
+    (["neighbors cat --k 5"], "do dog too", "neighbors dog --k 5"),
+    # a text left out, and an option changed with it
+    (["compare I am happy | I am glad | The car is red"], "drop the last one and use max pooling",
+     "compare I am happy | I am glad --pool max"),
+    # "the first one vs 'X'": the other of two replaced
+    (["compare Stocks fell. | Shares dropped."], "what about the first one vs 'The market crashed.' instead",
+     "compare Stocks fell. | The market crashed."),
+    # after a search, "how come #17 is the top hit?" is `why` of the query and that row
+    (["search late delivery"], "how come #17 is the top hit?", "why late delivery | #17"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant import corpora
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import Slots
@@ -58,7 +58,8 @@ ACTION_WORDS = {
     Action.DROP: re.compile(r"\b(?:delete|drop|remove|forget|discard|erase|get rid of)\b", re.I),
     Action.STOP: re.compile(r"\b(?:stop|cancel|abort|halt|pause)\b", re.I),
     Action.USE: re.compile(r"\b(?:switch|use|select|choose|change|activate|work (?:on|with)|go to|"
-                           r"make \S+ (?:the )?(?:active|current)|make \S+ the one (?:i'?m|i am|we'?re) using)\b",
+                           r"make (?:\S+ ){1,2}?(?:the )?(?:active|current)|"
+                           r"make \S+ the one (?:i'?m|i am|we'?re) using)\b",
                            re.I),
     Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many (?:rows|texts)|columns?|"
                             r"what'?s in|(?:is|are) (?:it|they) (?:done|ready|finished)|"
@@ -280,6 +281,11 @@ class Search(Command[Any, Any]):
     def fit(self, slots: Slots) -> float:
         """A text with a blank to fill is for `mask`, not a query."""
         return -BLANK_PENALTY if slots.has_mask else 0.0
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """"How come #17 is the top hit?": `why` of the query and that row."""
+        asks = re.search(r"\b(?:why|how\s+come|what\s+made|explain)\b", question, re.I)
+        return "why" if asks and re.search(r"#\d+", question) else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """The query without where it is looked for ("... in my file")."""

@@ -359,7 +359,8 @@ class Neighbors(Command[Any, Neighbours]):
         if not slots.quoted and not TARGET_WORD.search(slots.rest):  # "what does glove think is near computer"
             near = NEAR_WORD.search(slots.payload.split(",")[0]) or (  # "nearest tokens to embedding": an asking word,
                 # named last; not after a comma ("nearest to bank, regardless of context")
-                None if slots.payload else re.search(NEAR_WORD.pattern + r"\W*$", slots.rest, re.I))
+                None if slots.payload else re.search(NEAR_WORD.pattern + r"(?:\W+(?:please|pls|plz|thanks))?\W*$",
+                                                     slots.rest, re.I))  # ("..., pls")
             said = [w for t in slots.texts for w in t.split() if w.lower().strip(".,?!") not in ASKING]
             word = near.group(1) if near else said[0] if said else word
         return [re.sub(r"['\u2019]s$", "", word.strip(".,?!"))] if word else []  # "bank's neighbours": bank

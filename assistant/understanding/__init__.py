@@ -78,11 +78,12 @@ _THOSE_TEXTS = re.compile(r"\bth(?:at|is|e|ose|ese)\s+(?:two\s+)?(?:pair|sentenc
 _THEM = re.compile(rf"\b(?:they|them|those|these|both|the\s+(?:exact\s+)?(?:score|cosine|number))\b|"
                    rf"{_THOSE_TEXTS.pattern}", re.I)  # ("what's the score exactly?" after `compare`)
 #: A question that asks to run the last command again ("same again but at layer 2", "redo it with cls pooling").
-_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
+_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|please|could you|can you|just)\s+)*(?:(?:run|do)\s+(?:that|it|this)\s+again|"
                     r"(?:the\s+)?same\s+(?:again|command\b|thing\s+(?:as\s+before|again)\b)|again\b|redo\b|rerun\b|re-run\b|"
                     r"repeat\b|one more time\b|"
                     r"(?:does|do|would|will)\s+(?:the\s+)?same\s+(?:thing\s+)?(?:hold|happen|apply|work)\b|"
-                    r"(?:run|do) the (?:last|previous) (?:command|one)|"
+                    r"(?:run|do)\s+(?:the|that|my)\s+(?:last|previous)\s+(?:command|one)|"
+                    r"(?:the\s+)?same\s+as\s+(?:the\s+|my\s+)?(?:last|previous)\s+(?:command|line|one)\b|"
                     r"(?:the|my) (?:last|previous) (?:command|line|one) (?:again|once more|one more time)\b)", re.I)
 #: One of several texts named by its place ("the first sentence"): the last command that ran on two or more.
 _BY_PLACE = re.compile(r"\bthe\s+(?:first|second|third)\s+(?:one|sentence|text)\b", re.I)

@@ -39,18 +39,20 @@ _FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|tr
                         r"more|fewer|less|change|set|replace|swap|apply|enable|turn on|switch on|"
                         r"make it|show it|(?:limit|restrict|narrow)(?: (?:it|that|this|them|those))?(?: down)? to|"
                         r"switch (?:back )?to|what (?:does|do|would) [\w:-]+ say|side by side|go back|back to|reset|"
-                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time)\b"
+                        r"colou?r (?:it|them)|(?:run|do) (?:it|that|this|the same(?: \w+)?)|once more|one more time|"
+                        r"do(?=\s+[\w'-]+\s+(?:too|as\s+well)\W*$))\b"
                         r"|.*\b(?:instead|this time|rather|of them|of those|the same way)\b|.*\bonly\W*$)", re.I)
 #: "what if I use": how a follow-up asks for a choice alone ("what if I use max?").
 _WHAT_IF = re.compile(r"^\W*what\s+if\s+(?:i|we|you)\s+(?:use[sd]?|try|tried|pick(?:ed)?|went\s+with|"
                       r"switch(?:ed)?\s+to)\b", re.I)
 #: A question that asks for the previous command once more, as it was.
-_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
+_RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|just)\s+)*(?:(?:run|do|redo|rerun|re-run|repeat|try|compare)\s+"
                         r"(?:that(?: one)?|it|this(?: one)?|them|those|"
                         r"the (?:last|previous) (?:command|one|line|request|query))|"
                         r"(?:(?:do|run|show|give me)\s+)?the same (?:thing|comparison|command|question|analysis|one))"
                         r"(?:\s+(?:again|once more|one more time))?"
                         r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
+                        r"(?:[,\s]+(?:unchanged|as\s+is|exactly\s+as\s+(?:it\s+was|before)))?"  # ("..., unchanged")
                         r"(?:\s+please)?\s*[.!?]*\s*$", re.I)
 #: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
 _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
@@ -60,10 +62,11 @@ _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|an
 #: "do that for 'A' and 'B'": the previous command pointed at, on new texts (not the texts to add them to).
 _DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
-_WORD_ALONE = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?"
+_WORD_ALONE = re.compile(r"\W*(?:(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?|"
+                         r"do\W+(?=[\w'-]+\W+(?:too|as\s+well)\W*$))"  # ("do dog too")
                          r"(?:(?:the\s+)?same\s+(?:list|thing|again)\s+)?"  # ("and the same list for queen")
                          r"(?:for\W+|with\W+)?"
-                         r"([A-Za-z][\w'-]*)\W*", re.I)
+                         r"([A-Za-z][\w'-]*)(?:\W+(?:too|as\s+well))?\W*", re.I)
 #: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
 #: `contextuality`; "just for the words play and run": said as words, any word is one); what comes before them only
 #: wraps the change.
@@ -162,7 +165,8 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
         return None
     before = parse(last[0], table, settings)
     read = slots.read(question)
-    if read.quoted and any(not any(fill.holds(t, said) for t in before.texts) for said in read.texts):
+    if read.quoted and any(not any(fill.holds(t, said) for t in before.texts) for said in read.texts
+                           if not re.fullmatch(r"#\d+", said)):
         return None
     verb = last[1].handed_on(question, before)
     if verb is None or verb not in table:
@@ -171,7 +175,8 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
     _, options = fill.read(question, spec, session.model or settings.model)
     kept = {**settings_kept.shared_options(question, before, spec, table),
             **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
-    line = fill.build(spec, before.texts, {**kept, **options})
+    rows = re.findall(r"#\d+", question)  # rows said by their ids join the texts ("how come #17 is the top hit?")
+    line = fill.build(spec, [*before.texts, *rows][:spec.texts.most], {**kept, **options})
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 

@@ -68,7 +68,7 @@ def previous_corpus(spec: Command, before: Invocation | None) -> dict[str, str]:
 #: "that one": the corpus the conversation named last; for `corpus` itself "drop it" and "cancel that load" too.
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b|"
                        r"\b(?P<drop>drop|delete|remove|get rid of|forget|use|make)\b.*\b(?:it|that\s+corpus)\b|"
-                       r"\b(?:use|make)\s+that\b|"  # ("make that the active one")
+                       r"\b(?:use|make)\s+(?:that|this)\b|"  # ("make that the active one", "make this corpus ...")
                        r"\b(?P<halt>stop|cancel|abort|halt)\b.*\b(?:that|this|the)\s+(?:load|loading|encoding|upload)\b",
                        re.I)
 
@@ -87,6 +87,9 @@ def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str
     if just is not None and option is not None and _ON_IT.search(question) and (
             "instead of" in option.help or just.group(0).startswith("corpus info")):  # ("what topics are in it?"
         return {"corpus": just.group(1) or just.group(2)}  # after `corpus info papers`: not the one in use)
+    if option is not None and on_corpus(spec) and _ON_IT.search(question) and session.history and (
+            said := re.search(r"--corpus\s+(\S+)", session.history[-1])):  # ("which texts in there talk about 'X'?"
+        return {"corpus": said.group(1)}  # after `clusters --corpus support`)
     said = _THAT_ONE.search(question)
     if option is None or spec.texts.least > 0 or said is None or (
             (said["drop"] or said["halt"]) and spec.name != "corpus"):

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 import assistant.understanding.fill as fill
+import assistant.understanding.spoken as spoken
 from assistant.commands import slots
 from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
@@ -31,10 +32,14 @@ _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|l
 #: "now explain 'X' against the first one instead": of two previous texts, the one not named replaced.
 _AGAINST = re.compile(r"['\"“‘][^'\"”’]+['\"”’]\s+(?:against|with|versus|vs\.?|beside|next\s+to)\s+"
                       r"the\s+(first|second)\s+(?:one|sentence|text)\b", re.I)
+#: "what about the first one vs 'X' instead": of two previous texts, the one named kept, the other replaced.
+_KEPT_AGAINST = re.compile(r"\bthe\s+(first|second)\s+(?:one|sentence|text)\s+(?:against|versus|vs\.?|next\s+to|"
+                           r"compared?\s+(?:with|to|against))\s+['\"“‘]", re.I)
 #: "remove the last one", "drop the second sentence": one of the previous texts left out.
 _DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|delete|take\s+out|leave\s+out|lose|"
                    r"without)\s+(?:the\s+(first|second|third|last)\s+(?:one|sentence|text)|['\"“‘](?P<text>[^'\"”’]+)['\"”’])"
-                   r"(?:\s+and\s+(?:rerun|re-run|redo|run\s+(?:it\s+|that\s+)?again|try\s+again))?\W*$", re.I)
+                   r"(?:\s+and\s+(?:rerun|re-run|redo|run\s+(?:it\s+|that\s+)?again|try\s+again)|"
+                   r"(?:\s*,\s*|\s+and\s+|\s+but\s+)(?P<more>[^'\"“‘]*?))?\W*$", re.I)  # ("... and use max pooling")
 #: "now with 'He' instead of 'She'", "replace 'She' with 'He'", "'He' rather than 'She'": a word of the texts replaced.
 _WORD_FOR_WORD = re.compile(r"['\"“‘](?P<new>[^'\"”’]+)['\"”’]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|for)\s+"
                             r"['\"“‘](?P<old>[^'\"”’]+)['\"”’]|\b(?:replace|swap|change)\s+['\"“‘](?P<old2>[^'\"”’]+)['\"”’]"
@@ -55,13 +60,13 @@ def swapped_text(question: str, session: Session, table: Mapping[str, Command],
     a command that takes a word first, the sentences are counted: "the second sentence" of `word w | s1 | s2`), or,
     of two, the one it does not keep ("'X' against the first one")."""
     said = (_SWAP.search(question) or _SWAP_IN.search(question) or _SWAP_IS.search(question)
-            or _AGAINST.search(question))
+            or _AGAINST.search(question) or _KEPT_AGAINST.search(question))
     if said is None or (last := previous_command(session, table)) is None:
         return None
     read = slots.read(question)
     before = parse(last[0], table, settings)
     which = said.group(1).lower()
-    if said.re is _AGAINST:  # the other one of two ("'X' against the first one": the second is replaced)
+    if said.re in (_AGAINST, _KEPT_AGAINST):  # the other one of two ("'X' against the first one": the second)
         if len(before.texts) - (1 if last[1].texts.word_first else 0) != 2:
             return None
         which = "second" if which == "first" else "first"
@@ -98,7 +103,11 @@ def dropped_text(question: str, session: Session, table: Mapping[str, Command],
         return None
     texts = list(before.texts)
     del texts[at]
-    line = merged_line(last[0], Invocation("again", texts, {}), table, settings)
+    more = spoken.read(said.group("more") or "", last[1])  # what it changes besides ("and use max pooling")
+    if not fill.only_filler(more.rest):
+        return None
+    options = {o.dest: more.options[o.name] for o in last[1].options if o.name in more.options}
+    line = merged_line(last[0], Invocation("again", texts, options), table, settings)
     which = code(named, 40) if named else f"the {said.group(1).lower()} text"
     return Understanding(line=line, follow_up=True, because=f"it leaves out {which} of {code(last[0], 80)}")
 
