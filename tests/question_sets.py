@@ -77,7 +77,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   scored at d4e2a0e. fresh89's misses were read in round 22 (not learnt); two of fresh88's were shown by accident
   while it was scored.
 - ``questions_fresh90.jsonl`` and ``questions_fresh91.jsonl``: written the same way, side by side, from the README
-  of 57eca09 (after round 21), committed before anyone read them; scored then, misses unread.
+  of 57eca09 (after round 21), committed before anyone read them; scored then. fresh91's misses were read in
+  round 23 (not learnt); fresh90's are unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,

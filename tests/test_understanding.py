@@ -1249,6 +1249,19 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "compare Stocks fell. | The market crashed."),
     # after a search, "how come #17 is the top hit?" is `why` of the query and that row
     (["search late delivery"], "how come #17 is the top hit?", "why late delivery | #17"),
+    # round 23 (fresh91 read): "the same pair", "the same head" on another model
+    (["compare Owls hunt. | Hawks hunt. --layer 3"], "what does bert-small give for the same pair at layer 3",
+     "compare Owls hunt. | Hawks hunt. --layer 3 --vs bert-small"),
+    (["attend I love Rome --layer 1 --head 1"], "the same head on bert-small as well",
+     "attend I love Rome --layer 1 --head 1 --vs bert-small"),
+    # "as a toy with 4 heads": no text of its own
+    (["selfattn Birds fly north."], "as a toy with 4 heads", "selfattn Birds fly north. --heads 4"),
+    # "and which tokens does ...": the question's words are no text
+    (["mask Rome is the [MASK] of Italy."], "and which tokens does the mask look at? show me the heads",
+     "attend Rome is the [MASK] of Italy."),
+    # "now compare the two of them" after `why`
+    (["why Owls hunt. | Hawks hunt. --pool max"], "Now compare the two of them with cls pooling",
+     "compare Owls hunt. | Hawks hunt. --pool cls"),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -23,8 +23,9 @@ from tools.models.names import FAST_SUFFIX, split_fast
 #: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
 _VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
                      r"|.*\bside[- ]by[- ]side\b", re.I)
-#: "it": the previous reply, when a question asks for it on another model ("compare it with bert-base").
-_IT = re.compile(r"\bit\b", re.I)
+#: "it", "the same pair": the previous reply, when a question asks for it on another model ("compare it with
+#: bert-base", "the same head on bert-small as well").
+_IT = re.compile(r"\bit\b|\bthe\s+same\s+(?:pair|sentences?|texts?|head|layer|heads|layers|thing)\b", re.I)
 #: How a question asks for the previous answer on another model ("compare that with bert-small").
 _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|does|would|answer|see|compare|next to|"
                             r"beside|alongside|put)\b", re.I)

@@ -54,7 +54,8 @@ instead not look thing same check measure measured against each force side by to
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
 chart graph figure picture diagram view flat actual real underlying plain toy too
-be strict loose lenient actually top seed threshold k keep keeping still only zoom zoomed""".split()) | slots_mod.ASKING
+be strict loose lenient actually top seed threshold k keep keeping still only zoom zoomed
+own as""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
@@ -69,7 +70,8 @@ _ASKS = re.compile(r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"  # ("o
                    re.I)  # ("does any head track the subject?": a yes-or-no question about the last texts)
 #: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."), or of heads,
 #: layers or tokens doing something ("which heads point to ..."): for a command that follows the previous texts.
-_ASKS_OF = re.compile(r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+_ASKS_OF = re.compile(r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"
+                      r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
                       r"which\s+(?:heads?|layers?|tokens?|words?|pieces?|positions?)\s+(?!(?:of|in|for|from|on|about|"
                       r"between|across)\b)[a-z]+\b", re.I)  # ("which heads point to the previous token?")
 #: Which of the previous texts "the first / second / third / last one" is.
