@@ -79,6 +79,9 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh90.jsonl`` and ``questions_fresh91.jsonl``: written the same way, side by side, from the README
   of 57eca09 (after round 21), committed before anyone read them; scored then. fresh91's misses were read in
   round 23 (not learnt); fresh90's are unread.
+- ``questions_fresh92.jsonl`` and ``questions_fresh93.jsonl``: written the same way, side by side, from the README
+  of de2cca2 (after round 22), committed before anyone read them (round 23's readings, made from fresh91, were not
+  tuned on them); scored at de2cca2, misses unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -138,7 +141,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh84": DATA / "questions_fresh84.jsonl", "fresh85": DATA / "questions_fresh85.jsonl",
         "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl",
         "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl",
-        "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl"}
+        "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl",
+        "fresh92": DATA / "questions_fresh92.jsonl", "fresh93": DATA / "questions_fresh93.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
