@@ -1254,8 +1254,6 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "compare Owls hunt. | Hawks hunt. --layer 3 --vs bert-small"),
     (["attend I love Rome --layer 1 --head 1"], "the same head on bert-small as well",
      "attend I love Rome --layer 1 --head 1 --vs bert-small"),
-    # "as a toy with 4 heads": no text of its own
-    (["selfattn Birds fly north."], "as a toy with 4 heads", "selfattn Birds fly north. --heads 4"),
     # "and which tokens does ...": the question's words are no text
     (["mask Rome is the [MASK] of Italy."], "and which tokens does the mask look at? show me the heads",
      "attend Rome is the [MASK] of Italy."),
