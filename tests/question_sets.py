@@ -81,7 +81,7 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   round 23 (not learnt); fresh90's are unread.
 - ``questions_fresh92.jsonl`` and ``questions_fresh93.jsonl``: written the same way, side by side, from the README
   of de2cca2 (after round 22), committed before anyone read them (round 23's readings, made from fresh91, were not
-  tuned on them); scored at de2cca2, misses unread.
+  tuned on them); scored at de2cca2. fresh93's misses were read in round 24 (not learnt); fresh92's are unread.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,

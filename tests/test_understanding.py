@@ -1260,6 +1260,12 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # "now compare the two of them" after `why`
     (["why Owls hunt. | Hawks hunt. --pool max"], "Now compare the two of them with cls pooling",
      "compare Owls hunt. | Hawks hunt. --pool cls"),
+    # round 24 (fresh93 read): a row said again joins the texts once
+    (["search late delivery", "why late delivery | #3"], "what's the raw similarity between the query and #3?",
+     "compare late delivery | #3"),
+    # "how close is the first one to 'X'": the other of two replaced
+    (["compare The judge spoke. | The jury decided."], "how close is the first one to 'The lawyer signed.' then?",
+     "compare The judge spoke. | The lawyer signed."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

@@ -262,8 +262,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             kept = dict(shared or {})
         elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or _WITH_NEW.search(slots.frame) or all(
                 _ROW_ID.fullmatch(t) for t in texts):
-            texts = [*previous, *(t for t in texts if not _inside(t, previous, spec))]  # "compare that sentence with
-            # 'A'"; "what made #42 come up?" after a search
+            texts = [*previous, *(t for t in texts if t not in previous and not _inside(t, previous, spec))]
+            # "compare that sentence with 'A'"; "what made #42 come up?" after a search (a row said again: once)
     elif previous and slots.quoted and _ADDED.search(slots.rest) and spec.followed and not spec.texts.word_first and (
             spec.texts.most is None or len(previous) + len(texts) <= spec.texts.most):
         texts = [*previous, *(t for t in texts if t not in previous)]  # "add 'A' and plot all three"

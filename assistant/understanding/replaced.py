@@ -33,7 +33,7 @@ _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|l
 _AGAINST = re.compile(r"['\"“‘][^'\"”’]+['\"”’]\s+(?:against|with|versus|vs\.?|beside|next\s+to)\s+"
                       r"the\s+(first|second)\s+(?:one|sentence|text)\b", re.I)
 #: "what about the first one vs 'X' instead": of two previous texts, the one named kept, the other replaced.
-_KEPT_AGAINST = re.compile(r"\bthe\s+(first|second)\s+(?:one|sentence|text)\s+(?:against|versus|vs\.?|next\s+to|"
+_KEPT_AGAINST = re.compile(r"\bthe\s+(first|second)\s+(?:one|sentence|text)\s+(?:against|versus|vs\.?|next\s+to|to|"
                            r"compared?\s+(?:with|to|against))\s+['\"“‘]", re.I)
 #: "remove the last one", "drop the second sentence": one of the previous texts left out.
 _DROP = re.compile(r"^\W*(?:(?:and|now|ok|so|please|just)\W+)*(?:remove|drop|delete|take\s+out|leave\s+out|lose|"
