@@ -14,7 +14,7 @@ from assistant import corpora
 from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import Slots
+from assistant.commands.slots import ROW_ID, Slots
 from assistant.maps import rows_among
 from tools.benchmark.files import resolve_path
 from tools.core.errors import UserError
@@ -285,7 +285,7 @@ class Search(Command[Any, Any]):
     def handed_on(self, question: str, before: Invocation) -> str | None:
         """"How come #17 is the top hit?": `why` of the query and that row."""
         asks = re.search(r"\b(?:why|how\s+come|what\s+made|explain)\b", question, re.I)
-        return "why" if asks and re.search(r"#\d+", question) else None
+        return "why" if asks and ROW_ID.search(question) else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """The query without where it is looked for ("... in my file")."""

@@ -58,6 +58,8 @@ _IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*
                      r"(?:in|of|from)\s+(?:rows?|hits?)\s+#\d+(?:\s*(?:,\s*and|,|and|&|-|to)\s*#?\d+)+)", re.I)
 #: What the router sees in place of a quoted text.
 PLACEHOLDER = '"X"'
+#: A row of the corpus by its id ("#17").
+ROW_ID = re.compile(r"#\d+")
 #: A blank in a text, as the commands take it.
 MASKED = re.compile(r"\[MASK\]|<mask>")
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)

@@ -164,18 +164,18 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
     if (last := previous_command(session, table)) is None:
         return None
     before = parse(last[0], table, settings)
-    read = slots.read(question)
-    if read.quoted and any(not any(fill.holds(t, said) for t in before.texts) for said in read.texts
-                           if not re.fullmatch(r"#\d+", said)):
-        return None
     verb = last[1].handed_on(question, before)
     if verb is None or verb not in table:
+        return None
+    read = slots.read(question)
+    if read.quoted and any(not any(fill.holds(t, said) for t in before.texts) for said in read.texts
+                           if not slots.ROW_ID.fullmatch(said)):
         return None
     spec = table[verb]
     _, options = fill.read(question, spec, session.model or settings.model)
     kept = {**settings_kept.shared_options(question, before, spec, table),
             **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
-    rows = re.findall(r"#\d+", question)  # rows said by their ids join the texts ("how come #17 is the top hit?")
+    rows = slots.ROW_ID.findall(question)  # rows said by their ids join the texts ("how come #17 is the top hit?")
     line = fill.build(spec, [*before.texts, *rows][:spec.texts.most], {**kept, **options})
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 

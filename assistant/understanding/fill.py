@@ -60,17 +60,17 @@ _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", r
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on
 #: that" after `benchmark --sample 300`).
 _ON_THAT = re.compile(r"\b(?:on|with|for|using|like)\s+(?:that|those|these|them|it)\s*(?:again\s*)?[?.!]*$", re.I)
-#: A row of the corpus by its id.
-_ROW_ID = re.compile(r"#\d+")
+#: Words that open a question before what it asks ("ok now what does CLS draw on?").
+_OPENER = r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"
 #: A question's own words where a text would be ("where did the mask look").
-_ASKS = re.compile(r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"  # ("ok now what does CLS draw on?")
-                   r"(?:(?:where|what|which|how|why|who|when)\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+_ASKS = re.compile(_OPENER + r"(?:(?:where|what|which|how|why|who|when)\s+"
+                   r"(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
                    r"(?:does|do|did|is|are|can|could|will|would)\s+(?:any|some|every|each|one|a|an|it|this|that|they)\s)",
                    re.I)  # ("does any head track the subject?": a yes-or-no question about the last texts)
 #: The same asked of a thing named first ("which input tokens does ..."; not "how contextual is ..."), or of heads,
 #: layers or tokens doing something ("which heads point to ..."): for a command that follows the previous texts.
-_ASKS_OF = re.compile(r"(?:(?:ok|okay|now|and|so|then|well|alright)[\s,]+)*"
-                      r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
+_ASKS_OF = re.compile(_OPENER + r"(?:which|what)(?:\s+[\w'-]+){1,2}?\s+"
+                      r"(?:did|does|do|is|are|was|were|can|could|would|will)\b|"
                       r"which\s+(?:heads?|layers?|tokens?|words?|pieces?|positions?)\s+(?!(?:of|in|for|from|on|about|"
                       r"between|across)\b)[a-z]+\b", re.I)  # ("which heads point to the previous token?")
 #: Which of the previous texts "the first / second / third / last one" is.
@@ -261,7 +261,7 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
             kept = dict(shared or {})
         elif REFERS_BACK.search(slots.rest) or _ADDED.search(slots.rest) or _WITH_NEW.search(slots.frame) or all(
-                _ROW_ID.fullmatch(t) for t in texts):
+                slots_mod.ROW_ID.fullmatch(t) for t in texts):
             texts = [*previous, *(t for t in texts if t not in previous and not _inside(t, previous, spec))]
             # "compare that sentence with 'A'"; "what made #42 come up?" after a search (a row said again: once)
     elif previous and slots.quoted and _ADDED.search(slots.rest) and spec.followed and not spec.texts.word_first and (
@@ -274,8 +274,9 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         texts = holders[:spec.texts.most] if holders else texts  # "is 'man' a verb there? show me the parse"
     if texts and (ran := _RUN_ON.match(texts[0])) and ran.group(1).lower() in (spec.name, *spec.aliases):
         texts = [texts[0][ran.end():], *texts[1:]]  # "run static on Rain | Rain falls. | Rain stopped."
-    if any(_ROW_ID.fullmatch(t) for t in texts):  # a query, then the corpus's rows ("what made row 7 match 'X'?")
-        texts = sorted(texts, key=lambda t: _ROW_ID.fullmatch(t) is not None)
+    # a query, then the corpus's rows ("what made row 7 match 'X'?")
+    if any(slots_mod.ROW_ID.fullmatch(t) for t in texts):
+        texts = sorted(texts, key=lambda t: slots_mod.ROW_ID.fullmatch(t) is not None)
     texts, options = spec.question_options(texts, {**kept, **(carried or {}), **options})
     options = {k: v for k, v in options.items()  # a flag said off is off unless said: left out of a new line
                if not (v == "off" and (o := spec.option(k)) is not None and o.is_flag)}

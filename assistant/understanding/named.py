@@ -82,14 +82,13 @@ def that_corpus(question: str, spec: Command, session: Session) -> dict[str, str
     """``--corpus`` for "the outliers in that one?" and "drop it": the corpus the conversation named last; "measure
     contextuality on it" right after a line that named one, for a command that reads other texts unless told: that
     one (a corpus command reads the one in use, unless the line right before asked about another)."""
-    just = _NAMED_CORPUS.match(session.history[-1]) if session.history else None
+    just = _NAMED_CORPUS.search(session.history[-1]) if session.history else None
     option = spec.option("corpus")
-    if just is not None and option is not None and _ON_IT.search(question) and (
-            "instead of" in option.help or just.group(0).startswith("corpus info")):  # ("what topics are in it?"
-        return {"corpus": just.group(1) or just.group(2)}  # after `corpus info papers`: not the one in use)
-    if option is not None and on_corpus(spec) and _ON_IT.search(question) and session.history and (
-            said := re.search(r"--corpus\s+(\S+)", session.history[-1])):  # ("which texts in there talk about 'X'?"
-        return {"corpus": said.group(1)}  # after `clusters --corpus support`)
+    if just is not None and option is not None and _ON_IT.search(question):
+        if just.group(1) and ("instead of" in option.help or just.group(0).startswith("corpus info")):
+            return {"corpus": just.group(1)}  # ("what topics are in it?" after `corpus info X`: X, not the one in use)
+        if just.group(2) and on_corpus(spec):  # ("which texts in there talk about 'X'?" after `clusters --corpus
+            return {"corpus": just.group(2)}  # support`)
     said = _THAT_ONE.search(question)
     if option is None or spec.texts.least > 0 or said is None or (
             (said["drop"] or said["halt"]) and spec.name != "corpus"):
