@@ -82,6 +82,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh92.jsonl`` and ``questions_fresh93.jsonl``: written the same way, side by side, from the README
   of de2cca2 (after round 22), committed before anyone read them (round 23's readings, made from fresh91, were not
   tuned on them); scored at de2cca2. fresh93's misses were read in round 24 (not learnt); fresh92's are unread.
+- ``questions_fresh94.jsonl`` and ``questions_fresh95.jsonl``: written the same way, side by side, from the README
+  of 4d1a8c3 (after round 24), committed before anyone read them; scored at 4d1a8c3.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -142,7 +144,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh86": DATA / "questions_fresh86.jsonl", "fresh87": DATA / "questions_fresh87.jsonl",
         "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl",
         "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl",
-        "fresh92": DATA / "questions_fresh92.jsonl", "fresh93": DATA / "questions_fresh93.jsonl"}
+        "fresh92": DATA / "questions_fresh92.jsonl", "fresh93": DATA / "questions_fresh93.jsonl",
+        "fresh94": DATA / "questions_fresh94.jsonl", "fresh95": DATA / "questions_fresh95.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
