@@ -83,7 +83,11 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   of de2cca2 (after round 22), committed before anyone read them (round 23's readings, made from fresh91, were not
   tuned on them); scored at de2cca2. fresh93's misses were read in round 24 (not learnt); fresh92's are unread.
 - ``questions_fresh94.jsonl`` and ``questions_fresh95.jsonl``: written the same way, side by side, from the README
-  of 4d1a8c3 (after round 24), committed before anyone read them; scored at 4d1a8c3.
+  of 4d1a8c3 (after round 24), committed before anyone read them; scored at 4d1a8c3. fresh94's misses were read in
+  round 25 (not learnt); fresh95's are unread.
+- ``questions_fresh96.jsonl`` and ``questions_fresh97.jsonl``: written the same way, side by side, from the README
+  of 0ddc173 (after round 24), committed before anyone read them (round 25's readings, made from fresh94, were not
+  tuned on them); scored at 0ddc173.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -145,7 +149,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh88": DATA / "questions_fresh88.jsonl", "fresh89": DATA / "questions_fresh89.jsonl",
         "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl",
         "fresh92": DATA / "questions_fresh92.jsonl", "fresh93": DATA / "questions_fresh93.jsonl",
-        "fresh94": DATA / "questions_fresh94.jsonl", "fresh95": DATA / "questions_fresh95.jsonl"}
+        "fresh94": DATA / "questions_fresh94.jsonl", "fresh95": DATA / "questions_fresh95.jsonl",
+        "fresh96": DATA / "questions_fresh96.jsonl", "fresh97": DATA / "questions_fresh97.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"

@@ -66,7 +66,8 @@ FLOORS = {"held-out": (0.94, 0.94), "fresh": (0.96, 0.95), "fresh31": (0.96, 0.9
           "fresh82": (0.96, 0.93), "fresh83": (0.96, 0.95), "fresh84": (0.96, 0.93), "fresh85": (0.95, 0.93),
           "fresh86": (0.96, 0.95), "fresh87": (0.96, 0.95), "fresh88": (0.96, 0.95), "fresh89": (0.95, 0.92),
           "fresh90": (0.96, 0.94), "fresh91": (0.95, 0.93), "fresh92": (0.96, 0.94), "fresh93": (0.96, 0.92),
-          "fresh94": (0.96, 0.93), "fresh95": (0.97, 0.94),
+          "fresh94": (0.97, 0.96), "fresh95": (0.97, 0.94),
+          "fresh96": (0.97, 0.96), "fresh97": (0.97, 0.95),
           "fresh33": (0.97, 0.96), "fresh30": (0.97, 0.96), "fresh29": (0.97, 0.95), "fresh28": (0.97, 0.96),
           "fresh27": (0.96, 0.94),
           "fresh26": (0.96, 0.94),
@@ -1267,6 +1268,35 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     # "how close is the first one to 'X'": the other of two replaced
     (["compare The judge spoke. | The jury decided."], "how close is the first one to 'The lawyer signed.' then?",
      "compare The judge spoke. | The lawyer signed."),
+    # round 25 (fresh94 read): "compare the attention with MODEL" is the last reply beside that model
+    (["attend The river froze."], "compare the attention with bert-small", "attend The river froze. --vs bert-small"),
+    # another command named beside another model: that command, side by side
+    (["mask She drank the [MASK] slowly."], "logit lens on it, with bert-small alongside",
+     "lens She drank the [MASK] slowly. --vs bert-small"),
+    # "do the same for W": the previous command on a new word
+    (["neighbors river"], "do the same for lake", "neighbors lake"),
+    (["neighbors river"], "the same thing for lake please", "neighbors lake"),
+    # the same words in another order around "and": two texts, not one phrase said twice
+    ([], "whats the cosine between birds eat worms and worms eat birds", "compare birds eat worms | worms eat birds"),
+    # the model's own attention, after its copy rebuilt by hand
+    (["selfattn Snow fell overnight. --layer 3"],
+     "what does the model's real attention look like for that sentence at layer 3?",
+     "attend Snow fell overnight. --layer 3"),
+    # "this model's representations": no word of the model's name
+    ([], "how contextual are this model's representations?", "contextuality"),
+    # "the reasons behind the top fill": mask's --why
+    (["lens Cats are [MASK]."], "the final top predictions, with the reasons behind the top fill",
+     "mask Cats are [MASK]. --why"),
+    # "every layer", "vs attention": words that ask, before the text after "for"
+    ([], "show head 2 in every layer for the old oak tree fell", "attend the old oak tree fell --head 2"),
+    ([], "spacy parse vs attention for the horse raced past the barn", "syntax the horse raced past the barn"),
+    # after a search, "how similar is the query to #4": compare the query and that row
+    (["search late delivery"], "ok and how similar is the query to #4 overall?", "compare late delivery | #4"),
+    # after `why`, "the plain cosine, no attribution": compare
+    (["why The tea is hot. | The tea is warm."], "just the plain cosine for those, no attribution",
+     "compare The tea is hot. | The tea is warm."),
+    # "compare them" after another command of two texts: compare, not that command again
+    (["embed Rain fell. | Snow fell."], "compare them", "compare Rain fell. | Snow fell."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

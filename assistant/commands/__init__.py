@@ -4,7 +4,8 @@ Lives here: ``base`` (``Command``, ``Context``, ``Invocation``, ``Texts``: a com
 -> facts, ``reply`` -> Result, optional ``differ`` for ``--vs``, and its hints for the router), ``options``
 (typed options generated from a command's parameter dataclass, with did-you-mean; their choices come from the
 toolkit's enums), ``registry`` (the registered commands in ``help``'s order and the verb table), ``slots``
-(the texts a question carries, which the commands' text-shape hints read), and the families: ``about`` (help,
+(the texts a question carries, which the commands' text-shape hints read; ``splitting`` cuts a payload into
+texts), and the families: ``about`` (help,
 model, tokenize), ``similarity`` (compare, why, word, embed, static, neighbors), ``fillmask`` (mask),
 ``attention`` (attend, selfattn, syntax), ``projection`` (project, vocab), ``layers`` (probe, contextuality,
 cka, rollout, lens), ``benchmark``, ``corpus`` (corpus, search, clusters, duplicates, outliers), ``maps``

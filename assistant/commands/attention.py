@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from tools.attention import attend, replies, selfattn, syntax
@@ -13,6 +14,10 @@ from tools.attention.facts import AttentionMaps
 from tools.core.results import Chart, Result
 
 ORDER = 40
+#: The attention the model itself computes, asked for after its copy rebuilt by hand ("what does the model's real
+#: attention look like at layer 2?", "show me the model's own attention maps").
+_THE_MODELS_OWN = re.compile(r"\b(?:the\s+model['’]?s|its)\s+(?:own|real|actual|original|trained|true)\s+attention\b"
+                             r"|\b(?:real|actual)\s+attention\b", re.I)
 
 
 @register
@@ -92,6 +97,10 @@ class SelfAttention(Command[Any, Any]):
 
     def reply(self, facts: Any) -> Result:
         return replies.selfattn(facts)
+
+    def handed_on(self, question: str, before: Invocation) -> str | None:
+        """"The model's real attention", "its own attention maps": the model's attention itself, `attend`."""
+        return "attend" if _THE_MODELS_OWN.search(question) else None
 
 
 @register

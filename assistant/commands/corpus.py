@@ -283,9 +283,11 @@ class Search(Command[Any, Any]):
         return -BLANK_PENALTY if slots.has_mask else 0.0
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
-        """"How come #17 is the top hit?": `why` of the query and that row."""
-        asks = re.search(r"\b(?:why|how\s+come|what\s+made|explain)\b", question, re.I)
-        return "why" if asks and ROW_ID.search(question) else None
+        """"How come #17 is the top hit?": `why` of the query and that row; "how close is #5?": `compare`."""
+        if ROW_ID.search(question) and re.search(r"\b(?:why|how\s+come|what\s+made|explain)\b", question, re.I):
+            return "why"
+        similar = re.search(r"\b(?:how\s+(?:similar|close)|similarity|cosine)\b", question, re.I)
+        return "compare" if similar and len(ROW_ID.findall(question)) == 1 else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """The query without where it is looked for ("... in my file")."""

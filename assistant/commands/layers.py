@@ -134,8 +134,9 @@ class Contextuality(Command[Any, Any]):
             return [named.group(1)]
         asking = asking_words(self.phrasings)
         changing = _CHANGING_WORD.search(slots.rest)
-        if changing and (word := changing.group(1) or changing.group(2)).lower() not in asking | {"a", "an"} and (
-                not MODEL.fullmatch(word)):  # (not "minilm's representations")
+        if changing and (word := changing.group(1) or changing.group(2)).lower() not in asking | {
+                "a", "an", "model", "encoder", "network"} and not MODEL.fullmatch(word):  # (not "minilm's" nor "this
+            # model's representations")
             return [word]
         listed = _LISTED_WORDS.search(slots.rest)
         options = {o.name for o in self.options}  # (not "seed" of "run, set and go, seed 4")

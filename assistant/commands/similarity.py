@@ -44,7 +44,9 @@ _EXPLAINED = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:driving|drives|drove|makes|ma
 _SCORE_ASKED = re.compile(r"\bwhat(?:'s|\s+is|\s+are)\s+(?:their|the|its)\s+(?:cosines?|similarit(?:y|ies))\b"
                           r"(?!\s+(?:made|come|comes))|"
                           r"^\W*(?:(?:now|and|ok|okay|so|then)\W+)*compare\s+(?:them|those|these|both|the\s+two"
-                          r"(?:\s+of\s+them)?)\b", re.I)  # ("now compare the two of them with cls pooling")
+                          r"(?:\s+of\s+them)?)\b"  # ("now compare the two of them with cls pooling")
+                          r"|\b(?:plain|raw|bare|just\s+the)\s+(?:cosine|similarity)\b|\b(?:no|without(?:\s+the)?)\s+"
+                          r"attributions?\b", re.I)  # ("the plain cosine for that pair, no attribution")
 #: What a text with a blank to fill costs `why` (a question that asks why a blank was filled so is `mask --why`).
 BLANK_PENALTY = 0.15
 

@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from assistant.commands.splitting import MASKED, TRAILING_ASKED, split_payload
 from tools.corpus.read import FORMATS
 from tools.models.names import ALIASES, EMBEDDED, FAST_SUFFIX
 
@@ -60,25 +61,17 @@ _IDS_IN = re.compile(r"\b(?:(?:among|within|only)\s+(?:rows?|hits?)\s+#\d+(?:\s*
 PLACEHOLDER = '"X"'
 #: A row of the corpus by its id ("#17").
 ROW_ID = re.compile(r"#\d+")
-#: A blank in a text, as the commands take it.
-MASKED = re.compile(r"\[MASK\]|<mask>")
 _BLANK = re.compile(r"(?:(?<!\w)_{1,}(?!\w)|<mask>|\[mask\])", re.I)
-_SEPARATORS_STRONG = re.compile(r"\s*(?:\||;|\s/\s|\bvs\.?(?=\s)|\bversus\b)\s*", re.I)
-_SEPARATORS_WEAK = re.compile(r"\s*(?:,|\band\b|\bwith\b)\s*", re.I)
-#: Two words (or two pairs of words) joined by "to", all the payload is: "king to queen".
-_WORD_TO_WORD = re.compile(r"((?!to\b)\w+(?:\s+(?!to\b)\w+)?)\s+to\s+((?!to\b)\w+(?:\s+(?!to\b)\w+)?)", re.I)
 _TRAILING = re.compile(r"[\s?!.,:;]+$")
 #: A question asked before a text with a blank and no other question after it: the text is what follows, as typed.
 _ASKED_THEN_BLANK = re.compile(r"^[^?\[_<]*\?\s+(?=[^?]*(?:\[mask\]|<mask>|(?<!\w)_+(?!\w)))", re.I)
-#: What ends texts typed after a colon but is not theirs: their own full stops and exclamation marks stay.
-_TRAILING_ASKED = re.compile(r"(?:[\s?,:;—–]+|\s+(?:only|please|pls|thanks|also|too)|"  # (a dash before the question)
-                             r"\s+as\s+(?:an?\s+)?(?:npy|numpy|csv|json|tsv|parquet)?\s*(?:file|download|array)s?)+$",
-                             re.I)  # ("as an npy download")
 TARGET_WORD = re.compile(r"\b(?:word|token|term)\s+[\"'“‘`]?(?!(?:in|of|is|that|the|a|an|and|to|for|which|with|at|on|"
                          r"from|by|it|this|vectors?|embeddings?|averages?|averaging|level|mode)\b)([A-Za-z][\w'-]*)",
                          re.I)
 _WORD = re.compile(r"[\w'-]+")
 _ARTICLES = frozenset({"a", "an", "the"})
+#: Words that ask only before another asking word, at a question's start: the articles, "every layer", "vs attention".
+_BEFORE_ASKING = _ARTICLES | {"every", "each", "vs", "versus"}
 #: Words after which "I" starts a text rather than asks ("the syntax tree for I shot an elephant").
 #: Words after which a capital starts a text, even a word that usually asks ("the sentences It is raining.").
 _LEADS_A_TEXT = frozenset({"for", "of", "on", "in", "about", "sentence", "sentences", "text", "texts"})
@@ -213,7 +206,7 @@ def read(question: str, unquoted: str | None = None, asking: frozenset[str] = AS
     if len(texts) == 1 and " " not in texts[0] and 0 < spans[0][1] <= colon and ":" in part:  # "for 'crane': A | B"
         after = part.split(":", 1)[1].strip()
         texts += ([t.strip() for t in after.split("|")] if "|" in after
-                  else split_payload(_TRAILING_ASKED.sub("", after)))
+                  else split_payload(TRAILING_ASKED.sub("", after)))
     payload = lead = ""
     if not quoted:
         payload = unquoted_payload(rest_text if unquoted is None else unquoted, asking)
@@ -257,10 +250,10 @@ def unquoted_payload(part: str, asking: frozenset[str] = ASKING) -> str:
         head, _, tail = part.partition("|")
         return _after_colon_or_frame(head, asking).strip() + " | " + tail.strip()
     if ":" in part:  # "tokens of: The fox ran." - the text after the colon, as typed
-        after = _TRAILING_ASKED.sub("", part.split(":", 1)[1].strip())
+        after = TRAILING_ASKED.sub("", part.split(":", 1)[1].strip())
         return "" if _NUMBER.fullmatch(after) else blanks_to_mask(after)  # ("stricter: 0.97": a setting, no text)
     if (asked := _ASKED_THEN_BLANK.search(part)) is not None:  # "what goes in the masks here? [MASK] is ..."
-        return blanks_to_mask(_TRAILING_ASKED.sub("", part[asked.end():].strip()))
+        return blanks_to_mask(TRAILING_ASKED.sub("", part[asked.end():].strip()))
     if (asked := _ASKED_AFTER.search(part)) is not None and (_BLANK.search(part[:asked.start()]) or re.match(
             r"[A-Z\[]", part.strip()) and not part[:asked.start()].endswith(",")):
         part = part[:asked.start()]  # the sentence, then a question about it (after a comma: a sentence with a blank)
@@ -282,34 +275,6 @@ def _unended(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
-#: How a text that is itself a question starts.
-_A_QUESTION = re.compile(r"(?:how|what|who|whose|where|when|why|which|is|are|was|were|do|does|did|can|could|will|would|"
-                         r"should|have|has)\b", re.I)
-#: A word said twice around "and" ("again and again", "more and more"): one phrase, never two texts.
-_ECHO = re.compile(r"\b(\w+)\s+and\s+(\1)\b", re.I)
-_JOINED = "\x00"
-
-
-def split_payload(payload: str) -> list[str]:
-    """The payload's texts: split at ``|``, ";", " / ", "vs" / "versus"; else at commas and "and"."""
-    if not payload:
-        return []
-    if MASKED.search(payload) and "|" not in payload:
-        return [payload]
-    strong = [p for p in _SEPARATORS_STRONG.split(payload) if p.strip()]
-    if len(strong) == 1 and re.search(r"\w[.!]$", payload) and not re.search(r"[.!?]\s", payload):
-        return [payload]  # one sentence typed with its full stop ("head view of: Dogs chase cats and cats chase mice.")
-    echoed = payload if "," in payload else _ECHO.sub(rf"\1{_JOINED}\2", payload)  # (a list: "A, B and C")
-    pieces = strong if len(strong) > 1 else [p for p in _SEPARATORS_WEAK.split(echoed) if p.strip()]
-    if len(pieces) == 1 and (pair := _WORD_TO_WORD.fullmatch(payload.strip(" ?!.,"))) is not None:
-        pieces = list(pair.groups())  # "how similar is king to queen": two words, one "to"
-    pieces = [p.replace(_JOINED, " and ") for p in pieces]
-    texts = [(_TRAILING_ASKED.sub("", p.strip()), p.strip()) for p in pieces]
-    return [t + "?" if len(strong) > 1 and typed.endswith("?") and _A_QUESTION.match(t) else t  # ("how old are you? |
-            for t, typed in texts if t]  # what is your age?": texts that are questions keep their mark)
-
-
-
 def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
     if ":" in head:
         return head.split(":", 1)[1]
@@ -320,15 +285,15 @@ def _after_colon_or_frame(head: str, asking: frozenset[str]) -> str:
 
 
 def _asked_before(part: str, asking: frozenset[str]) -> int | None:
-    """Where the asking words at the start of ``part`` end (articles count only before another asking word); None
-    when ``part`` holds nothing else."""
+    """Where the asking words at the start of ``part`` end (articles, "every" and "vs" count only before another
+    asking word: "in every layer for the cat sat"); None when ``part`` holds nothing else."""
     cut, previous = 0, ""
     for m in _WORD.finditer(part):
         word = m.group(0).lower()
         if _in_mask(part, m) or (m.group(0)[0].isupper() and previous in _LEADS_A_TEXT):  # "for I shot an elephant"
             return cut
         previous = word
-        if word in _ARTICLES:
+        if word in _BEFORE_ASKING:
             continue
         if word in asking:
             cut = m.end()

@@ -21,7 +21,8 @@ from tools.core.text import code
 from tools.models.names import FAST_SUFFIX, split_fast
 
 #: "compare with bert-base" (no texts), "both side by side": the previous command beside another model.
-_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:with|against|to|on)|next\s+to|beside|alongside)\b"
+_VERSUS = re.compile(r"^\s*(?:and\s+|now\s+)?(?:compare\s+(?:(?:the|its|this|that)\s+[a-z-]+\s+)?"
+                     r"(?:with|against|to|on)|next\s+to|beside|alongside)\b"  # ("compare the rollout with ...")
                      r"|.*\bside[- ]by[- ]side\b", re.I)
 #: "it", "the same pair": the previous reply, when a question asks for it on another model ("compare it with
 #: bert-base", "the same head on bert-small as well").
@@ -31,6 +32,14 @@ _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|doe
                             r"beside|alongside|put)\b", re.I)
 #: "also show minilm:int8": another model beside the answer, for a command that shows two side by side (``--vs``).
 _ALSO = re.compile(r"\b(?:also|too|as well)\b", re.I)
+
+
+def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
+    """Whether ``words`` name a command other than ``spec`` by a name of several words ("logit lens", "attention
+    flow"; a name of one word is often a noun of the question: "embedding", "map")."""
+    said = " ".join(re.findall(r"[a-z]+", words.lower()))
+    return any(re.search(rf"\b{name.replace('-', ' ')}\b", said) for name, command in table.items()
+               if "-" in name and command.name != spec.name)
 
 
 def another_model(question: str, session: Session, table: Mapping[str, Command],
@@ -49,6 +58,8 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     if (last := previous_command(session, table)) is None:
         return None
     previous, spec = last
+    if _names_another(slots.MODEL.sub(" ", read.rest), spec, table):
+        return None  # "logit lens on it, with bert-small alongside" after `mask`: another command, read as asked
     if not asks and spec.option("vs") is None:
         return None  # "include bert-small too" after `benchmark`: its list of models grows
     found = slots.MODEL.search(question)

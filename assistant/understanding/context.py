@@ -33,8 +33,8 @@ from tools.core.errors import UserError
 from tools.core.text import code
 
 #: How a follow-up starts ("now at layer 4", "what about CLS pooling?", "same with t-SNE").
-_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|same|try|also|then|again|ok|okay|instead|"
-                        r"this time|"
+_FOLLOW_UP = re.compile(r"^(?:\s*(?:and|now|what about|how about|what if|(?:the\s+)?same|try|also|then|again|ok|"
+                        r"okay|instead|this time|"
                         r"redo|rerun|re-run|repeat|but|with|at|in|using|use|only|just|zoom|add|include|drop|remove|clear|undo|"
                         r"more|fewer|less|change|set|replace|swap|apply|enable|turn on|switch on|"
                         r"make it|show it|(?:limit|restrict|narrow)(?: (?:it|that|this|them|those))?(?: down)? to|"
@@ -54,6 +54,8 @@ _RUN_AGAIN = re.compile(r"^\s*(?:(?:and|ok|now|just)\s+)*(?:(?:run|do|redo|rerun
                         r"(?:\s+(?:on|with|for|using|in)\s+(?:this|the new|the other|that)\s+model)?"
                         r"(?:[,\s]+(?:unchanged|as\s+is|exactly\s+as\s+(?:it\s+was|before)))?"  # ("..., unchanged")
                         r"(?:\s+please)?\s*[.!?]*\s*$", re.I)
+#: "compare them": after another command, `compare` of its texts rather than that command again.
+_COMPARE_THEM = re.compile(r"\W*(?:\w+\s+)?compare\b", re.I)
 #: Politeness before a follow-up ("could you rerun that", "please redo the last one"): read past it.
 _POLITE = re.compile(r"^\s*(?:(?:(?:can|could|would|will) you|please|pls|so|actually|hey)[,\s]+)+", re.I)
 #: Words that point back at the previous reply's texts: new quoted texts are added to them.
@@ -62,11 +64,12 @@ _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|an
 #: "do that for 'A' and 'B'": the previous command pointed at, on new texts (not the texts to add them to).
 _DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
-_WORD_ALONE = re.compile(r"\W*(?:(?:(?:and|now|ok|okay|so|then|same|try|what about|how about)\W+)+(?:do\W+|try\W+)?|"
+_WORD_ALONE = re.compile(r"\W*(?:(?:(?:and|now|ok|okay|so|then|(?:(?:do|run)\s+)?(?:the\s+)?same(?:\s+thing)?|try|"
+                         r"what about|how about)\W+)+(?:do\W+|try\W+)?|"  # ("do the same for dog")
                          r"do\W+(?=[\w'-]+\W+(?:too|as\s+well)\W*$))"  # ("do dog too")
                          r"(?:(?:the\s+)?same\s+(?:list|thing|again)\s+)?"  # ("and the same list for queen")
                          r"(?:for\W+|with\W+)?"
-                         r"([A-Za-z][\w'-]*)(?:\W+(?:too|as\s+well))?\W*", re.I)
+                         r"([A-Za-z][\w'-]*)(?:\W+(?:too|as\s+well|please|pls))?\W*", re.I)
 #: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
 #: `contextuality`; "just for the words play and run": said as words, any word is one); what comes before them only
 #: wraps the change.
@@ -176,7 +179,8 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
     kept = {**settings_kept.shared_options(question, before, spec, table),
             **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
     rows = slots.ROW_ID.findall(question)  # rows said by their ids join the texts ("how come #17 is the top hit?")
-    line = fill.build(spec, [*before.texts, *rows][:spec.texts.most], {**kept, **options})
+    texts = [*before.texts, *(row for row in dict.fromkeys(rows) if row not in before.texts)]  # (once)
+    line = fill.build(spec, texts[:spec.texts.most], {**kept, **options})
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 
@@ -212,10 +216,11 @@ def follow_up(question: str, session: Session, table: Mapping[str, Command],
     plain = _POLITE.sub("", question)  # "could you rerun that once more": read past the politeness
     plain = re.sub(rf"^\s*{re.escape(spec.name)}\s+(?:(?:that|it|this)\s+)?(?=again\b)", "", plain,
                    flags=re.I)  # "search (that) again but ..."
-    if _RUN_AGAIN.match(plain):  # "run that again"
+    before = parse(previous, table, settings)
+    compared = spec.name != "compare" and len(before.texts) > 1 and _COMPARE_THEM.match(plain) is not None
+    if _RUN_AGAIN.match(plain) and not compared:  # "run that again" ("compare them" after `why A | B`: `compare`)
         return Understanding(line=previous, follow_up=True, because=f"it asks for {code(previous, 80)} again")
     read = slots.read(question)
-    before = parse(previous, table, settings)
     swap = read.quoted and len(read.texts) == 1 and _FOR_WORD.match(read.rest) is not None
     own_word = not spec.texts.word_first and _a_word_of(read, question, before.texts)  # "the word 'pitch' in both"
     models = len({slots.model_name(m) for m in slots.MODEL.finditer(read.rest)}) > 1 and any(

@@ -209,7 +209,7 @@ FLAG_WORDS: dict[str, tuple[str, ...]] = {
             "(?:drove|drive|drives|made|caused|decided|pushed|push|pushes|led to|mattered|matter|matters|counted|"
             "contributed)"
             "(?: (?:that|the|this|those|these|its|each|every) (?:predictions?|fills?|guess(?:es)?))?", "attributions?",
-            "drove (?:the|that|this) (?:(?:top|best|first) )?(?:prediction|fills?|guess)",
+            "(?:drove|reasons? (?:behind|for)) (?:the|that|this) (?:(?:top|best|first) )?(?:prediction|fills?|guess)",
             "what (?:drove|drives) (?:it|that|this)\\b",
             "what explains (?:the|that|this|its) (?:top |best |first )?(?:fill|prediction|guess|answer)s?",
             "why (?:did|does|would) (?:it|the model|you) (?:pick|choose|predict|guess|fill in|say|go for)"
