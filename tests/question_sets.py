@@ -11,8 +11,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
   that read fresh28 and fresh29 and before any change of the round that read fresh30; scored then and at the end of
   three rounds, its misses unread.
 - ``questions_fresh34.jsonl`` and ``questions_fresh35.jsonl``: written the same way, side by side, committed after the
-  round that read fresh30 and before any change of the round that read fresh33; scored then and after it, their
-  misses unread.
+  round that read fresh30 and before any change of the round that read fresh33; scored then and after it.
+  fresh34's misses were read in round 26 (not learnt); fresh35's are unread.
 - ``questions_fresh37.jsonl``: written the same way, beside fresh36, committed after the round that read fresh33 and
   before any change of the round that read fresh31; scored then and after the round that read fresh36, its misses
   unread.

@@ -1297,6 +1297,24 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
      "compare The tea is hot. | The tea is warm."),
     # "compare them" after another command of two texts: compare, not that command again
     (["embed Rain fell. | Snow fell."], "compare them", "compare Rain fell. | Snow fell."),
+    # round 26 (fresh34 read): a hub model's name after "load", without its organisation
+    ([], "load bert-large-cased", "model bert-large-cased"),
+    # "show more, like 30": the count
+    (["neighbors calm --space glove"], "show more, like 30", "neighbors calm --space glove --k 30"),
+    # "let it choose how many": the count back to its default
+    (["clusters --k 5"], "let it choose how many", "clusters"),
+    # "top 4 per layer" after a typed text: the count, no "per" in the text
+    ([], "lens Paris is the [MASK] of France. top 4 per layer", "lens Paris is the [MASK] of France. --top 4"),
+    # "the raw vectors" of the previous texts
+    (["compare A dog ran. | A cat ran."], "give me the raw vectors", "embed A dog ran. | A cat ran."),
+    # "how contextual are A, B and C": the words listed
+    ([], "how contextual are bank, light and play?", "contextuality bank | light | play"),
+    # "try 'X' as the second sentence": the second replaced
+    (["why He ate lunch. | He had a meal."], "try 'He ate dinner.' as the second sentence",
+     "why He ate lunch. | He ate dinner."),
+    # "does the model give 'w' different vectors" after `static`: the contextual model's side
+    (["static bat | The bat flew. | He swung the bat."], "ok and does the model give 'bat' different vectors in those?",
+     "word bat | The bat flew. | He swung the bat."),
 ])
 def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     """Lines read in a conversation by `reading.read_line`: texts after a colon, lines that point back, bare

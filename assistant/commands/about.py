@@ -149,9 +149,14 @@ class Model(Command[Any, Result]):
         if slots.quoted:
             return slots.texts[:1]
         named = MODEL.search(slots.rest)
+        if named is None and (hub := _HUB_NAME.search(slots.rest)) is not None:
+            return [hub.group(1)]  # "load bert-base-uncased": a name of the hub's, said without its organisation
         return [model_name(named)] if named else ["int8"] if INT8.search(slots.rest) else []  # ("the int8 model")
 
 
+#: A model of the hub named after the verb that loads it, without its organisation ("load bert-base-uncased").
+_HUB_NAME = re.compile(r"^\W*(?:load|switch\s+to|use|try|open)\s+(?:the\s+)?([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)"
+                       r"(?:\s+(?:model|instead))?\W*$", re.I)
 #: What a word is asked to turn into, after it ("which word pieces does unbelievably become").
 _BECOMES = re.compile(r"\s+(?:becomes?|turns?\s+into|(?:gets?\s+)?(?:split|broken|chopped)\s+into|breaks?\s+into)\W*$",
                       re.I)

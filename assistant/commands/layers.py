@@ -87,9 +87,9 @@ class Probe(Command[Any, Any]):
 
 
 #: Words a question lists for `contextuality` without quotes: "for charge, table and run", "of bank and play".
-_LISTED_WORDS = re.compile(r"\b(?:for|of|is)\s+(?:the\s+words?\s+)?(?!(?:from|in|on|of|across|within|over|through|"
-                           r"with|by|to|at)\b)([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
-                           r"[A-Za-z'-]+)*)", re.I)
+_LISTED_WORDS = re.compile(r"\b(?:for|of|is|are(?=\s+[A-Za-z'-]+\s*,))\s+(?:the\s+words?\s+)?(?!(?:from|in|on|of|"
+                           r"across|within|over|through|with|by|to|at)\b)([A-Za-z'-]+(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+                           r"[A-Za-z'-]+)*)", re.I)  # ("how contextual are run, set and go?": a list)
 #: One word said as what changes ("how much does light change with context", "bank's self-similarity").
 _CHANGING_WORD = re.compile(r"\bdoes\s+([A-Za-z-]+)\s+(?:change|vary|shift|drift)\b"
                             r"|\b([A-Za-z-]+)'s\s+(?:self-similarity|contextuality|vectors?|representations?)\b", re.I)

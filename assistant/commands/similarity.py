@@ -256,7 +256,8 @@ class Embed(Command[Any, Embedding]):
 MODEL_ALONE = re.compile(r"(?<!for the )(?<!of the )(?<!on the )\bcontextual\s+(?:model|vectors?|embeddings?|view|"
                          r"version|side|part)|"
                          r"\bmodel(?:'s)?\s+(?:itself|alone|own|"
-                         r"contextual)\b|\bword-in-context\b|\b(?:instead\s+of|without|not|forget|drop|skip|no)\s+glove\b",
+                         r"contextual)\b|\b(?:does|do|would|will)\s+the\s+model\s+(?:give|see|make|treat|assign)\b|"
+                         r"\bword-in-context\b|\b(?:instead\s+of|without|not|forget|drop|skip|no)\s+glove\b",
                          re.I)
 #: "instead of GloVe", "forget glove": GloVe named only to leave it.
 NOT_GLOVE = re.compile(r"\b(?:instead\s+of|without|not|rather\s+than|forget|drop|skip|no)\s+glove\b", re.I)

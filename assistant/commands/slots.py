@@ -86,7 +86,7 @@ _ASKED_AFTER_DASH = re.compile(r"\s+--\s+(?=(?:what|which|who|how|why|where|when
 ASKING = frozenset("""please can could would you me i we to know tell show give let's lets want wanna
 what what's whats which how is are was were do does did the of in for on about between this these that those
 sentence sentences text texts phrase phrases word words two both and or hey hi ok so now then also
-them it they something stuff sim who but pls plz thanks across maps charts graphs plots heatmaps""".split())
+them it they something stuff sim who but pls plz thanks across per maps charts graphs plots heatmaps""".split())
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,9 @@ details detail
 instead not look thing same check measure measured against each force side by together
 highlight lower loosen raise tighten other last final very next comparison
 stricter looser tighter higher bigger smaller larger bump up down increase decrease reduce
-chart graph figure picture diagram view flat actual real underlying plain toy too
-be strict loose lenient actually top seed threshold k keep keeping still only zoom zoomed""".split()) | slots_mod.ASKING
+chart graph figure picture diagram view flat actual real raw underlying plain toy too
+be strict loose lenient actually top seed threshold k keep keeping still only zoom zoomed
+itself""".split()) | slots_mod.ASKING
 #: "that word", "the same word": the word of a command whose first text is one.
 _THAT_WORD = re.compile(r"(?<!without )\b(?:that|this|the same|the)\s+word\b", re.I)  # (not "without the word")
 #: "on that", "with those": a command that takes no texts run as the previous one was ("compare minilm with mpnet on

@@ -21,9 +21,9 @@ from tools.core.text import code
 #: "swap the second one for 'X'", "replace the first sentence with 'X'": one of the previous texts replaced.
 _SWAP = re.compile(r"\b(?:swap|replace|change|switch|exchange)\s+(?:out\s+)?the\s+(first|second|third|last)\s+"
                    r"(?:one|sentence|text)\s+(?:for|with|to|by)\b", re.I)
-#: "swap in 'X' for the second one", "try with 'X' instead of the second sentence": the same, said the other way.
+#: "swap in 'X' for the second one", "try 'X' as the second sentence": the same, said the other way.
 _SWAP_IN = re.compile(r"\b(?:swap|put|use|try|plug|sub|substitute|with|(?:what|how)\s+about)\b.*"
-                      r"\b(?:for|instead\s+of|in\s+place\s+of)\s+the\s+(first|second|third|last)\s+(?:one|sentence|text)\b",
+                      r"\b(?:for|as|instead\s+of|in\s+place\s+of)\s+the\s+(first|second|third|last)\s+(?:one|sentence|text)\b",
                       re.I)
 #: "what if the second one is 'X'", "make the first sentence 'X'": the same, said as what it becomes.
 _SWAP_IS = re.compile(r"^\W*(?:(?:and|now|ok|so)\W+)*(?:what\s+if|suppose|make|let|and\s+if|if)?\s*the\s+"

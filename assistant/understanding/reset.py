@@ -6,8 +6,8 @@ from __future__ import annotations
 from assistant.commands.base import Command
 from assistant.understanding.models_said import takes_models
 from assistant.understanding.spans import compiled
-from assistant.understanding.spoken import Spoken, option_names
-from assistant.understanding.words import ALONE, EVERY_ONE, LAST_ONE, RESET, WHOLE_LAYER
+from assistant.understanding.spoken import Spoken, count_option, option_names
+from assistant.understanding.words import ALONE, EVERY_ONE, ITS_OWN_COUNT, LAST_ONE, RESET, WHOLE_LAYER
 
 #: Where a reset was said, while :func:`back_to_default` reads on ("every layer and head": the head after it too).
 _RESET_MARK = "\x00"
@@ -25,7 +25,8 @@ def back_to_default(text: str, spec: Command) -> Spoken:
         names = "|".join(option_names(spec, option)[:2])
         said = compiled(RESET.format(names) + (EVERY_ONE.format(names) if "default: every" in option.help else "")
                         + (WHOLE_LAYER if "default: every head" in option.help else "")
-                        + (LAST_ONE.format(names) if "the last layer by default" in option.help else ""))
+                        + (LAST_ONE.format(names) if "the last layer by default" in option.help else "")
+                        + (ITS_OWN_COUNT if option.name == count_option(spec) else ""))
         if said.search(found.rest):  # ("all the layers again", where every layer is the default)
             found.options[option.name] = "default"
             found.rest = said.sub(f" {_RESET_MARK} ", found.rest)

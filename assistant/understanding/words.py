@@ -259,6 +259,9 @@ EVERY_ONE = (r"|(?:^\W*(?:(?:and|now|so|ok|okay|then)\W+)*(?:(?:what|how)\s+abou
              r"|(?:,|\b(?:for|across|over|in|at|on))\s*(?:all|every)\s+(?:the\s+)?(?:{0})s\b")  # (", all layers")
 #: How every head of a layer is asked for ("what about the whole layer" after `--head 1`).
 WHOLE_LAYER = r"|\b(?:the\s+)?(?:whole|entire|full)\s+layer\b(?!\s*\d)"
+#: How a command's count is left to it ("let it pick the number itself", "let it choose how many").
+ITS_OWN_COUNT = (r"|\blet\s+(?:it|the\s+model|the\s+tool)\s+(?:pick|choose|decide|find|work\s+out)\s+(?:the\s+number|"
+                 r"the\s+count|how\s+many)\b")
 #: How an option whose default is the last layer is set back ("use the final layer instead"); ``{}``: its names.
 LAST_ONE = r"|\b(?:the\s+)?(?:final|last|top)\s+(?:{})\b(?!\s*\d)"
 #: How an option is set back to its default ("back to the last layer", "the layer option back to its default");
