@@ -88,6 +88,8 @@ Measured (never learnt from; a question that is word for word a phrasing or a le
 - ``questions_fresh96.jsonl`` and ``questions_fresh97.jsonl``: written the same way, side by side, from the README
   of 0ddc173 (after round 24), committed before anyone read them (round 25's readings, made from fresh94, were not
   tuned on them); scored at 0ddc173.
+- ``questions_fresh98.jsonl``: written the same way from the README of 139f25d (after round 25), committed before
+  anyone read it (round 26's readings, made from fresh34, were not tuned on it); scored at 139f25d.
 
 Learnt from (``assistant/understanding/asked/``, see :mod:`assistant.understanding.examples`): the tuning set
 ``questions.jsonl``, ``questions_fresh2.jsonl`` to ``questions_fresh31.jsonl``, ``questions_fresh33.jsonl``,
@@ -150,7 +152,8 @@ SETS = {"held-out": DATA / "questions_heldout.jsonl", "fresh": DATA / "questions
         "fresh90": DATA / "questions_fresh90.jsonl", "fresh91": DATA / "questions_fresh91.jsonl",
         "fresh92": DATA / "questions_fresh92.jsonl", "fresh93": DATA / "questions_fresh93.jsonl",
         "fresh94": DATA / "questions_fresh94.jsonl", "fresh95": DATA / "questions_fresh95.jsonl",
-        "fresh96": DATA / "questions_fresh96.jsonl", "fresh97": DATA / "questions_fresh97.jsonl"}
+        "fresh96": DATA / "questions_fresh96.jsonl", "fresh97": DATA / "questions_fresh97.jsonl",
+        "fresh98": DATA / "questions_fresh98.jsonl"}
 #: The sets the router learns from (their rows without ``before``).
 LEARNT = {"tuning": ASKED / "questions.jsonl", **{
     f"fresh{n}": ASKED / f"questions_fresh{n}.jsonl"
