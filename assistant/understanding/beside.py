@@ -34,7 +34,7 @@ _ANOTHER_MODEL = re.compile(r"\b(?:with|vs\.?|versus|against|on|using|in|for|doe
 _ALSO = re.compile(r"\b(?:also|too|as well)\b", re.I)
 
 
-def _names_another(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
+def _named_in_several_words(words: str, spec: Command, table: Mapping[str, Command]) -> bool:
     """Whether ``words`` name a command other than ``spec`` by a name of several words ("logit lens", "attention
     flow"; a name of one word is often a noun of the question: "embedding", "map")."""
     said = " ".join(re.findall(r"[a-z]+", words.lower()))
@@ -58,7 +58,7 @@ def another_model(question: str, session: Session, table: Mapping[str, Command],
     if (last := previous_command(session, table)) is None:
         return None
     previous, spec = last
-    if _names_another(slots.MODEL.sub(" ", read.rest), spec, table):
+    if _named_in_several_words(slots.MODEL.sub(" ", read.rest), spec, table):
         return None  # "logit lens on it, with bert-small alongside" after `mask`: another command, read as asked
     if not asks and spec.option("vs") is None:
         return None  # "include bert-small too" after `benchmark`: its list of models grows

@@ -65,10 +65,10 @@ _REFERS = re.compile(r"\b(?:that|this|those|them|the (?:last|previous) (?:one|an
 #: "do that for 'A' and 'B'": the previous command pointed at, on new texts (not the texts to add them to).
 _DO_THAT = re.compile(r"\b(?:do|run|try|repeat)\s+(?:that|this|it)\b", re.I)
 #: A new word alone in a follow-up's words ("what about queen", "same for queen", "and violin?").
-_WORD_ALONE = re.compile(r"\W*(?:(?:(?:and|now|ok|okay|so|then|(?:(?:do|run)\s+)?(?:the\s+)?same(?:\s+thing)?|try|"
-                         r"what about|how about)\W+)+(?:do\W+|try\W+)?|"  # ("do the same for dog")
+_WORD_ALONE = re.compile(r"\W*(?:(?:(?:and|now|ok|okay|so|then|try|what about|how about|"
+                         r"(?:(?:do|run)\s+)?(?:the\s+)?same(?:\s+(?:list|thing|again))?)\W+)+"  # ("do the same
+                         r"(?:do\W+|try\W+)?|"  # for dog", "and the same list for queen")
                          r"do\W+(?=[\w'-]+\W+(?:too|as\s+well)\W*$))"  # ("do dog too")
-                         r"(?:(?:the\s+)?same\s+(?:list|thing|again)\s+)?"  # ("and the same list for queen")
                          r"(?:for\W+|with\W+)?"
                          r"([A-Za-z][\w'-]*)(?:\W+(?:too|as\s+well|please|pls))?\W*", re.I)
 #: New words for a command whose texts are words, said after "for" or "on" ("only for cold and hot" after
