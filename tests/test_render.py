@@ -39,6 +39,15 @@ def test_code_span_survives_backticks():
     assert code("`x`") == "`` `x` ``"
 
 
+def test_a_long_path_keeps_its_start_and_its_last_folders_and_a_long_text_its_start():
+    deep = "/tmp/" + "x" * 100 + "/reviews/mine"
+    shown = code(deep, 40, path=True)
+    assert shown.startswith("`/tmp/x") and shown.endswith("/reviews/mine`") and "…" in shown
+    assert len(shown) == 40 + 2
+    assert code(deep, 40) == f"`{deep[:39]}…`"
+    assert code("/tmp/short", 40, path=True) == "`/tmp/short`"
+
+
 def test_reply_html_escapes_and_shows_eight_rows_then_folds_the_rest():
     payload = reply_payload(Reply("x", result=sample_result()))
     html = payload["html"]

@@ -61,13 +61,13 @@ class DataAccess:
             raise UserError(f"{code(raw, 60)} is not a usable file name; pass the path of a data file.") from None
         if folder:
             raise UserError(f"{code(raw, 60)} is a folder; pass the data file inside it, like "
-                            f"{code(str(Path(raw) / 'pairs.csv'), 60)}.")
+                            f"{code(str(Path(raw) / 'pairs.csv'), 60, path=True)}.")
         return path if found else None
 
     def missing(self, raw: str) -> UserError:
         """The sentence for a command-line path that names no file."""
-        return UserError(f"There is no file {code(raw, 60)} (looked in {code(str(self.cwd or Path.cwd()), 80)} "
-                         "and the data folders); check the path.")
+        folder = code(str(self.cwd or Path.cwd()), 80, path=True)
+        return UserError(f"There is no file {code(raw, 60)} (looked in {folder} and the data folders); check the path.")
 
 
 #: The page's, the HTTP API's and the MCP tool's access: data folders and this conversation's uploads only.

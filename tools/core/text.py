@@ -15,11 +15,13 @@ def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(flat, quote=True))
 
 
-def code(text: str, width: int = 80) -> str:
-    """``text`` as an inline code span, safe whatever backticks it holds, cut to ``width``."""
+def code(text: str, width: int = 80, path: bool = False) -> str:
+    """``text`` as an inline code span, safe whatever backticks it holds, cut to ``width``: at its end, or, for a
+    ``path``, in its middle (its start and its last folders, the ones that tell it apart, stay)."""
     flat = " ".join(str(text).split())
     if len(flat) > width:
-        flat = flat[: width - 1] + "…"
+        head = width // 3 if path else width - 1
+        flat = flat[:head] + "…" + flat[len(flat) - (width - 1 - head):] if path else flat[:head] + "…"
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat else ""
