@@ -1821,6 +1821,40 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     assert router._Index.build(rows, lm, tmp_path).vectors.allclose(made.vectors, atol=1e-6)
 
 
+def test_a_process_making_a_routing_index_makes_the_next_one_wait_and_then_read_it(tmp_path):
+    """Two servers or two test workers starting at once: the second waits on the folder's lock while the first makes
+    the index (then reads its file) rather than making it again on the same cores."""
+    import threading
+
+    from assistant.understanding import kept_index
+
+    order: list[str] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with kept_index.making(tmp_path / "router"):
+            order.append("first made it")
+            inside.set()
+            release.wait(30)
+            order.append("first wrote it")
+
+    def second() -> None:
+        with kept_index.making(tmp_path / "router"):  # another open file: flock makes it wait, as another process
+            order.append("second read it")
+
+    makers = [threading.Thread(target=first), threading.Thread(target=second)]
+    makers[0].start()
+    assert inside.wait(30)
+    makers[1].start()
+    makers[1].join(0.5)  # (it would be in by now without the lock)
+    release.set()
+    for maker in makers:
+        maker.join(30)
+    assert order == ["first made it", "first wrote it", "second read it"]
+    with kept_index.making(None):  # no folder: nothing to wait on
+        pass
+
+
 def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):
     """The router reads a question's TF-IDF row and the classifier's probabilities from the fitted objects' weights
     (their per-call checks cost more than the sums): they must stay what ``transform`` and ``predict_proba`` give."""

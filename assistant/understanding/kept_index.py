@@ -5,9 +5,10 @@ stay (an older one is removed when a new one is written). Beside them, each mode
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import torch
@@ -46,6 +47,26 @@ def read(path: Path) -> tuple | None:
         return None
     kept.used(path)
     return parts
+
+
+@contextlib.contextmanager
+def making(folder: Path | None) -> Iterator[None]:
+    """Hold ``folder``'s lock while an index is made in it: a process starting beside another that is making the same
+    index (two servers, two test workers) waits for it and reads its file rather than making it again on the same
+    cores. Without a folder, or where the lock cannot be taken (no ``fcntl``, a read-only folder), it does not wait."""
+    try:
+        import fcntl
+
+        if folder is None:
+            raise OSError("no folder")
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle = (folder / ".making.lock").open("a")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the handle closes, or when the process ends
+        yield
 
 
 def write(path: Path, parts: tuple) -> None:

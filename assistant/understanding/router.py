@@ -311,7 +311,8 @@ def _index(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None
             found = _INDEXES.get(lm.key, {}).get(key)
         if found is not None:
             return found
-        built = _Index.build(tuple(specs), lm, folder)
+        with kept_index.making(folder):  # another process making the same index: wait, then read its file
+            built = _Index.build(tuple(specs), lm, folder)
         with _INDEXES_LOCK:
             if lm.key not in _INDEXES:
                 weakref.finalize(lm, _forget, lm.key)
