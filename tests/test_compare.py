@@ -139,6 +139,22 @@ def test_the_facts_are_the_numbers_the_reply_prints(lm):
     assert f"**{two.cosines[two.poolings[0]][0, 1]:.4f}**" in similarity.compare(lm, texts[:2]).text
 
 
+def test_encodings_pooled_together_by_length_are_each_pooled_alone(lm):
+    """The commands' path pools the encodings of one length in one stack: each vector is the one its encoding alone
+    gives, at the last layer and another, for every pooling, texts of equal and of different lengths mixed."""
+    from tools.encoding.encode import encode
+    from tools.encoding.pooling import Pooling, pool, pooled_encodings
+
+    texts = [*SURVEY, UNRELATED, "A cat.", "A dog.", "Hi", "word " * 40]
+    encs = encode(lm, texts)
+    assert len({len(e.input_ids) for e in encs}) < len(encs)  # some share a length, so they are stacked
+    for pooling in Pooling:
+        for layer in (None, 3):
+            alone = torch.stack([pool(lm, e, pooling, layer if pooling is not Pooling.SBERT else None) for e in encs])
+            together = pooled_encodings(lm, encs, pooling, layer if pooling is not Pooling.SBERT else None)
+            np.testing.assert_allclose(together.numpy(), alone.numpy(), rtol=1e-6, atol=1e-7)
+
+
 def test_a_corpus_bulk_vectors_are_the_commands_vectors_and_sentence_transformers(lm):
     """The bulk path (each batch pooled where it ran, no per-text states) gives every pooling's vectors as the
     commands' path does, repeats and a text past sbert's 256-token cap included, and sbert as sentence-transformers."""
