@@ -79,6 +79,9 @@ def test_the_command_line_says_where_it_looked_for_a_missing_file_or_that_a_fold
     # the folder it looked in, by its start and its own name (a deep one is cut in its middle)
     start, name = str(folders["mine"])[:20], folders["mine"].parent.name[-8:] + "/mine`"
     assert "There is no file" in message and "nope.csv" in message and start in message and name in message
+    with pytest.raises(UserError) as caught:  # a long path typed: cut in its middle, its file's name kept
+        stsdata.load("/".join(["deep"] * 20) + "/reviews-2026.csv", Settings(), access=cli)
+    assert "There is no file `deep/deep" in str(caught.value) and "/reviews-2026.csv`" in str(caught.value)
     with pytest.raises(UserError, match="is a folder"):
         stsdata.load(str(folders["data"]), Settings(), access=cli)
     with pytest.raises(UserError, match="not a usable file name"):

@@ -58,16 +58,18 @@ class DataAccess:
             path = (given if given.is_absolute() else (self.cwd or Path.cwd()) / given).resolve()
             folder, found = path.is_dir(), path.is_file()
         except (OSError, ValueError, RuntimeError):  # a NUL byte, a name too long, an unknown ~user
-            raise UserError(f"{code(raw, 60)} is not a usable file name; pass the path of a data file.") from None
+            raise UserError(f"{code(raw, 60, path=True)} is not a usable file name; pass the path of a data "
+                            "file.") from None
         if folder:
-            raise UserError(f"{code(raw, 60)} is a folder; pass the data file inside it, like "
+            raise UserError(f"{code(raw, 60, path=True)} is a folder; pass the data file inside it, like "
                             f"{code(str(Path(raw) / 'pairs.csv'), 60, path=True)}.")
         return path if found else None
 
     def missing(self, raw: str) -> UserError:
         """The sentence for a command-line path that names no file."""
         folder = code(str(self.cwd or Path.cwd()), 80, path=True)
-        return UserError(f"There is no file {code(raw, 60)} (looked in {folder} and the data folders); check the path.")
+        return UserError(f"There is no file {code(raw, 60, path=True)} (looked in {folder} and the data folders); "
+                         "check the path.")
 
 
 #: The page's, the HTTP API's and the MCP tool's access: data folders and this conversation's uploads only.
