@@ -20,8 +20,8 @@ def code(text: str, width: int = 80, path: bool = False) -> str:
     ``path``, in its middle (its start and its last folders, the ones that tell it apart, stay)."""
     flat = " ".join(str(text).split())
     if len(flat) > width:
-        head = width // 3 if path else width - 1
-        flat = flat[:head] + "…" + flat[len(flat) - (width - 1 - head):] if path else flat[:head] + "…"
+        head = width // 3 if path else width - 1  # (the rest of the width, none at all without ``path``, is its end)
+        flat = flat[:head] + "…" + flat[len(flat) - (width - 1 - head):]
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat else ""

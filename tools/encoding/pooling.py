@@ -68,8 +68,7 @@ def pool(lm: LoadedModel, enc: Encoded, pooling: Pooling, layer: int | None = No
     ``sbert`` follows the model's own sentence-transformers recipe (pooling mode and
     normalisation) on the last layer, exactly as ``SentenceTransformer.encode`` does.
     """
-    states = enc.layer(layer)
-    return pool_rows(states[None], torch.ones(1, states.shape[0]), _pool(lm, pooling)[0])[0]
+    return pooled_encodings(lm, [enc], pooling, layer)[0]
 
 
 def _pool(lm: LoadedModel, pooling: Pooling) -> tuple[Pool, int | None]:
