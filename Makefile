@@ -29,7 +29,7 @@ run: $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.installed chromium lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The linter and the type checker (configured in pyproject.toml); a finding fails `make test`.
 lint: $(VENV)/.installed

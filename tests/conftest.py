@@ -24,6 +24,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 STSB_DIR = ROOT.parent / "shared" / "data" / "stsb"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files marked ``long`` first, each file's tests kept together and in order: `make test` hands whole files
+    to its workers in this order (``--no-loadscope-reorder``), so the short files fill the end of the run."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(scope="session")
 def stsb_dir() -> Path:
     """The STS-B folder beside the project; a test that needs it fails with this sentence when it is missing

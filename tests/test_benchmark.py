@@ -23,6 +23,8 @@ from tools.core.errors import UserError
 from tools.core.text import md
 from tools.encoding.pooling import Pooling
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module")
 def settings(hub, stsb_dir) -> Settings:

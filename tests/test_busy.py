@@ -11,7 +11,7 @@ import pytest
 from tests.browsing import DONE, REPLIES, Reply, ready
 from tests.test_cancel import _pairs_file
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 SENT = "#conversation .ask"
 WAITING = "#conversation .pending"

@@ -18,6 +18,8 @@ from tests.conftest import free_port
 from tools.core.config import Settings
 from tools.core.results import Result
 
+pytestmark = pytest.mark.long
+
 LINES = ("compare A cat sat on the mat. | A kitten sat on the rug.",
          "attend The cat sat on the mat",
          "tokenize Unbelievable results")

@@ -18,6 +18,8 @@ from tools.corpus.engines.ray import RayEngine, pool_size
 from tools.corpus.read import read_texts
 from tools.corpus.store import CorpusStore
 
+pytestmark = pytest.mark.long
+
 ROWS, CHUNK = 600, 100  # a few chunks through a real Ray; the benchmark runs thousands
 SUBJECTS = ["The cat", "A child", "My neighbour", "The old farmer", "A tourist", "The pilot", "Her brother"]
 VERBS = ["painted", "found", "carried", "forgot", "repaired", "sold", "described"]

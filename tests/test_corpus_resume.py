@@ -32,6 +32,8 @@ from tools.core.config import Settings
 from tools.models.hub import ModelHub
 from tools.corpus.encode import load_corpus
 from tools.corpus.store import CorpusStore
+
+pytestmark = pytest.mark.long
 settings = Settings(corpus_dir=sys.argv[1])
 lm = ModelHub(settings).get("minilm")
 load_corpus(CorpusStore.from_settings(settings), sys.argv[2], lm, settings, chunk_rows=int(sys.argv[3]))

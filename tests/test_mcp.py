@@ -17,6 +17,8 @@ from assistant.sharing.links import META
 from tests.conftest import ROOT, free_port
 from tests.servers import Server, mcp_session, offline_env
 
+pytestmark = pytest.mark.long
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

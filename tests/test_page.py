@@ -16,7 +16,7 @@ from assistant.commands.registry import COMMANDS
 from assistant.render.starters import starters_html
 from tests.browsing import DRAWN, REPLIES, Watch, ask, chart_errors, log_text, ready
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 COMPARE = "compare A man plays guitar. | Someone is playing an instrument. | The stock market fell."
 #: Chart variants beyond the table's examples: one head, one layer, one head in every layer, the model

@@ -10,7 +10,7 @@ from tests.browsing import Watch, ask
 from tests.corpus_helpers import clustered, vector_corpus
 from tools.corpus.store import CorpusStore
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 WAIT_DRAWN = "() => !!document.querySelector('.corpus-map[data-drawn=\"1\"]')"
 
 

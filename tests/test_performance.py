@@ -16,6 +16,8 @@ from tools.models.hub import ModelHub
 from tools.models.names import split_fast
 from tools.models.threads import ThreadChooser
 
+pytestmark = pytest.mark.long
+
 TEXTS = ["A man is playing a guitar.", "The bank raised its rates.", "A man is playing a guitar.",
          "We sat on the river bank and watched the boats go by all afternoon.", "Hi"]
 #: The fast path's stated tolerance on a small sample: each sentence vector's cosine to full precision

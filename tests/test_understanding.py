@@ -21,6 +21,8 @@ from tests.conftest import ROOT
 from tests.question_sets import LEARNT, SETS, questions, score
 from tools.core.results import Result
 
+pytestmark = pytest.mark.long
+
 #: Rows a question can be routed to (`again` is reached by follow-ups, never by the router).
 ROUTABLE = [spec for spec in COMMANDS if spec.name != "again"]
 

@@ -18,7 +18,7 @@ from assistant.session import Session
 from tests.browsing import ask, ready
 from tools.core.results import Result
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 LINES = ("compare A cat sat on the mat. | A kitten sat on the rug.",
          "attend The cat sat on the mat because it was tired.")

@@ -206,16 +206,20 @@ def _tokenize(lm: LoadedModel, inputs: list[tuple[str, str | None]], limit: int)
     has_pairs = any(p is not None for p in pairs)
     if has_pairs and not all(p is not None for p in pairs):  # mixed: one call per kind keeps it simple
         return [_tokenize(lm, [x], limit)[0] for x in inputs]
-    full = tok(texts, pairs if has_pairs else None, truncation=False, return_offsets_mapping=True,
-               return_token_type_ids=True, verbose=False)
+    # ids, type ids, offsets and sequence ids are read from the fast tokenizer's own encodings: asking transformers
+    # to convert offsets and type ids into lists too took 2.1x as long (STS-B test's 2,552 distinct sentences,
+    # 357 ms against 167 ms, AMD EPYC 25/1)
+    full = tok(texts, pairs if has_pairs else None, truncation=False, return_attention_mask=False,
+               return_token_type_ids=False, verbose=False)
     out: list[_Features] = []
     for i, (text, pair) in enumerate(inputs):
-        enc, n_full = full.encodings[i], len(full["input_ids"][i])
+        enc = full.encodings[i]
+        n_full = len(enc.ids)
         dropped = 0
         if n_full > limit:
-            cut = tok(text, pair, truncation=True, max_length=limit, return_offsets_mapping=True,
-                      return_token_type_ids=True)
-            enc, dropped = cut.encodings[0], n_full - len(cut["input_ids"])
+            enc = tok(text, pair, truncation=True, max_length=limit, return_attention_mask=False,
+                      return_token_type_ids=False).encodings[0]
+            dropped = n_full - len(enc.ids)
         out.append(_Features(text, pair, list(enc.ids), list(enc.type_ids), [tuple(o) for o in enc.offsets],
                              list(enc.sequence_ids), dropped))
     return out
