@@ -21,6 +21,8 @@ from tools.corpus.read import read_texts
 from tools.corpus.store import CorpusStore
 from tools.encoding.pooling import Pooling, sentence_vectors
 
+pytestmark = pytest.mark.long
+
 ROWS, CHUNK = 800, 32
 SUBJECTS = ["The cat", "A child", "My neighbour", "The old farmer", "A tourist", "The pilot", "Her brother"]
 VERBS = ["painted", "found", "carried", "forgot", "repaired", "sold", "described"]
@@ -32,8 +34,6 @@ from tools.core.config import Settings
 from tools.models.hub import ModelHub
 from tools.corpus.encode import load_corpus
 from tools.corpus.store import CorpusStore
-
-pytestmark = pytest.mark.long
 settings = Settings(corpus_dir=sys.argv[1])
 lm = ModelHub(settings).get("minilm")
 load_corpus(CorpusStore.from_settings(settings), sys.argv[2], lm, settings, chunk_rows=int(sys.argv[3]))
