@@ -25,7 +25,9 @@ run: $(VENV)/.installed
 # on a 2-core AMD EPYC 25/1 (lscpu flags avx2, fma, f16c) the same tests took 8:00 against 9:38 in one worker, since
 # one process kept 1.1 of the 2 cores busy on average (user + sys 10:51 in 9:54), waiting on servers, browsers and
 # subprocesses. Each test runs slower beside the other worker's (the 20,000-point map 56 s against 23 s).
-# `pytest -n 0` (or a bare `pytest`) runs them in one process.
+# The files marked `long` go first, in collection order (`--no-loadscope-reorder`; xdist's own order, most tests
+# first, left the files of a few long tests to the end, one worker running them alone): 7:15 from a fresh clone
+# against 8:19-10:24. `pytest -n 0` (or a bare `pytest`) runs them in one process.
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.installed chromium lint
