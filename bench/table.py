@@ -214,7 +214,8 @@ def _map_story(r: dict) -> list[list[str]]:
 
 SOURCES = [("throughput", _throughput), ("throughput-amd-26-2", _throughput),
            ("throughput-amd-25-17", _throughput), ("throughput-amd-25-1", _throughput),
-           ("throughput-amd-25-1-run2", _throughput), ("latency", _latency),
+           ("throughput-amd-25-1-run2", _throughput),
+           ("throughput-amd-25-1-run3", _throughput), ("latency", _latency),
            ("http_overhead", _http),
            ("coldstart", _coldstart), ("page", _page), ("routing", _routing), ("routing-int8", _routing),
            ("why", _why), ("visitors", _visitors), ("soak-page", _soak), ("soak", _soak),
