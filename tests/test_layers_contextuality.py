@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.downloads import csv_names
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.layers.contextuality import (
@@ -100,8 +101,8 @@ def test_picked_words_occur_in_five_sentences_and_the_reply_has_curves_and_csvs(
         (layers["self-similarity"] - layers["anisotropy baseline"]).to_numpy(), abs=2e-4)
     spec = result.charts[0].chart.to_dict()
     assert sum(len(v) for v in spec["datasets"].values()) == 5 * (lm.num_layers + 1)
-    assert [a.filename for a in result.artifacts] == ["contextuality-by-layer.csv", "words-by-layer.csv",
-                                                      "most-context-specific-words.csv"]
+    assert csv_names(result) == ["contextuality-1-contextuality-by-layer.csv", "contextuality-2-words-by-layer.csv",
+                                 "contextuality-3-most-context-specific-words.csv"]  # each table, once
 
 
 def test_named_words_find_their_sentences_in_stsb(lm, stsb_dir):

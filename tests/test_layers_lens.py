@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.downloads import csv_names
 from tools.core.errors import UserError
 from tools.inspection.masking import mask
 from tools.layers.lens import lens, logit_lens
@@ -65,7 +66,7 @@ def test_the_reply_states_the_definition_and_offers_csvs(tiny_mlm_hub):
     first = result.text.split(". ")[0]
     assert "logit lens" in first and "masked-LM head" in first and "every layer" in first
     assert result.table("lens by layer").shape[0] == 3
-    assert [a.filename for a in result.artifacts] == ["lens-by-layer.csv", "lens-candidates.csv"]
+    assert csv_names(result) == ["lens-1-lens-by-layer.csv", "lens-2-lens-candidates.csv"]  # each table, once
     spec = result.charts[0].chart.to_dict()
     assert sum(len(v) for v in spec["datasets"].values()) == 3
 

@@ -14,6 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
+from tests.downloads import csv_names
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.layers.facts import ProbeTask
@@ -132,7 +133,8 @@ def test_the_reply_answers_defines_and_says_the_tags_are_automatic(lm, settings)
     assert result.settings["seed"] == 4 and result.settings["control_seed"] == 9
     assert result.settings["source"] == "stsb-train" and result.settings["sentences"] == 8
     assert result.table("probe by layer").shape[0] == lm.num_layers + 1
-    assert [a.filename for a in result.artifacts] == ["probe-by-layer.csv", "probe-summary.csv"]
+    assert csv_names(result) == ["probe-1-probe-by-layer.csv", "probe-2-probe-summary.csv",
+                                 "probe-3-control-task-labels.csv"]  # each table, once
     spec = result.charts[0].chart.to_dict()
     assert sum(len(v) for v in spec["datasets"].values()) == 3 * (lm.num_layers + 1)
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 from scipy.stats import spearmanr
 
+from tests.downloads import csv_names
 from tools.core.errors import UserError
 from tools.layers.facts import RolloutMethod
 from tools.layers.rollout import attention_flow, attention_rollout, residual_attention, rollout, rollout_matrices
@@ -108,7 +109,7 @@ def test_the_reply_states_the_definition_with_heatmaps_and_csvs(lm, method):
     spec = result.charts[0].chart.to_dict()
     t = result.settings["tokens"]
     assert sum(len(v) for v in spec["datasets"].values()) == 2 * t * t <= 5000
-    assert [a.filename for a in result.artifacts] == ["cls-row.csv", f"{method}-matrix.csv"]
+    assert csv_names(result) == ["rollout-1-CLS--row.csv", f"rollout-2-{method}-matrix.csv"]  # each, once
     assert result.table("[CLS] row").shape[0] == t
 
 

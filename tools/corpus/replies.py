@@ -2,8 +2,9 @@
 
 This is the only place the family writes sentences, names tables, builds charts and packs
 downloads. Every table holds all its rows (the page folds long ones; JSON and CSV downloads
-keep them all); every table also comes as a CSV download with formula-looking cells
-neutralised (:func:`tools.core.results.csv_text`); charts stay under the chart-row limit.
+keep them all); every face writes each table as a CSV download with formula-looking cells
+neutralised (:func:`tools.core.results.csv_text`), so a reply carries no second copy of them as
+artifacts; charts stay under the chart-row limit.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.core.results import Artifact, Chart, Result, Table, csv_text
+from tools.core.results import Artifact, Chart, Result, Table
 from tools.core.text import code, md
 from tools.corpus.facts import (
     Clusters,
@@ -39,17 +40,10 @@ def _label(row_id: int, text: str, width: int = 48) -> str:
     return f"#{row_id} " + (flat if len(flat) <= width else flat[: width - 1] + "…")
 
 
-def _downloads(prefix: str, tables: list[Table]) -> list[Artifact]:
-    """One CSV per table, safe to open in a spreadsheet."""
-    return [Artifact(f"{prefix}_{t.name.replace(' ', '_')}.csv", csv_text(t.frame).encode("utf-8"), "text/csv")
-            for t in tables]
-
-
 def _result(command: str, text: str, tables: list[Table], chart_list: list[Chart], info: CorpusInfo,
             settings: dict, warnings: list[str] | None = None) -> Result:
     return Result(command, text, tables, chart_list, warnings or [], info.model,
-                  settings={"corpus": info.name, "pool": info.pooling, **settings},
-                  artifacts=_downloads(command, tables))
+                  settings={"corpus": info.name, "pool": info.pooling, **settings})
 
 
 def _mb(n: int) -> str:
@@ -132,7 +126,7 @@ def listing(c: CorpusList) -> Result:
     else:
         text = "No corpus yet; load one with `corpus load FILE` (CSV, TSV, JSONL, Parquet or TXT)."
     tables = [Table("corpora", _info_frame(c.corpora))]
-    return Result("corpus", text, tables, [], [], "", settings={}, artifacts=_downloads("corpus", tables))
+    return Result("corpus", text, tables, [], [], "", settings={})
 
 
 def dropped(i: CorpusInfo) -> Result:
@@ -275,6 +269,4 @@ def corpus_map(m: CorpusMap) -> Result:
     tables = [Table("map", summary), Table("colours", legend)]
     return Result("map", text, tables, [], [], m.corpus.model,
                   settings={"corpus": m.corpus.name, "method": m.method, "color": m.color, "map": m.map_id},
-                  artifacts=[*_downloads("map", tables),
-                             Artifact(f"map_{m.method}.parquet", parquet.getvalue(),
-                                      "application/vnd.apache.parquet")])
+                  artifacts=[Artifact(f"map_{m.method}.parquet", parquet.getvalue(), "application/vnd.apache.parquet")])

@@ -8,13 +8,11 @@ Hidden states are numbered 0 (embeddings) to L.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.core.results import Artifact, Chart, Result, Table, csv_text
+from tools.core.results import Chart, Result, Table
 from tools.core.text import code
 from tools.layers.facts import CkaEstimator, CkaUnit, Contextuality, LayerSimilarity, Probing
 from tools.layers.inputs import CORPUS_SOURCE, TEXTS_SOURCE
@@ -25,15 +23,10 @@ MOST_SPECIFIC = 5
 MIN_CONTEXTS = 5
 
 
-def csv_artifact(name: str, frame: pd.DataFrame) -> Artifact:
-    """A table as a CSV download (text cells made safe for spreadsheets)."""
-    filename = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") + ".csv"
-    return Artifact(filename, csv_text(frame).encode("utf-8"), "text/csv")
-
-
-def tables_and_csvs(named: list[tuple[str, pd.DataFrame]]) -> tuple[list[Table], list[Artifact]]:
-    """Each (name, frame) as a Table and as its CSV download."""
-    return [Table(n, f) for n, f in named], [csv_artifact(n, f) for n, f in named]
+def tables(named: list[tuple[str, pd.DataFrame]]) -> list[Table]:
+    """Each (name, frame) as a Table; every face writes each table as a CSV download (text cells made safe for
+    spreadsheets), so a reply carries no second copy of them as artifacts."""
+    return [Table(n, f) for n, f in named]
 
 
 def source_note(source: str, sentences: int, seed: int) -> str:
@@ -77,15 +70,13 @@ def probe(f: Probing) -> Result:
                            var_name="measure", value_name="value")
     chart = charts.layer_curves(curves, "value", "task", dash="measure", domain=(min(0.0, curves["value"].min()), 1.0),
                                 title=f"{f.model}: linear probes per hidden state (held-out sentences)")
-    tables, csvs = tables_and_csvs([("probe by layer", by_layer), ("probe summary", summary),
-                                    ("control task labels", control)])
-    return Result("probe", _probe_text(f), tables, [Chart("probe", chart)], f.warnings, f.model,
+    named = [("probe by layer", by_layer), ("probe summary", summary), ("control task labels", control)]
+    return Result("probe", _probe_text(f), tables(named), [Chart("probe", chart)], f.warnings, f.model,
                   settings={"task": "all" if len(f.scores) > 1 else f.scores[0].task.value,
                             "sentences": len(f.sentences), "source": f.source, "seed": f.seed,
                             "control_seed": f.control_seed, "test_share": f.test_share,
                             "regularization": f.regularization, "parser": f.parser, "words": f.words,
-                            "held_out_sentences": len(f.test_sentences)},
-                  artifacts=csvs[:2])
+                            "held_out_sentences": len(f.test_sentences)})
 
 
 def _probe_text(f: Probing) -> str:
@@ -149,13 +140,11 @@ def contextuality(f: Contextuality) -> Result:
                                    ("MEV baseline (random matrices)", f.mev_baseline, "baseline"))])
     chart = charts.layer_curves(curves, "value", "measure", dash="kind",
                                 title=f"{f.model}: contextuality per hidden state (Ethayarajh 2019)")
-    tables, csvs = tables_and_csvs([("contextuality by layer", by_layer), ("words by layer", words),
-                                    ("most context-specific words", specific)])
-    return Result("contextuality", _contextuality_text(f, self_mean, specific), tables,
+    named = [("contextuality by layer", by_layer), ("words by layer", words), ("most context-specific words", specific)]
+    return Result("contextuality", _contextuality_text(f, self_mean, specific), tables(named),
                   [Chart("contextuality", chart)], f.warnings, f.model,
                   settings={"words": ", ".join(f.words), "picked": f.chosen, "sentences": f.sentences,
-                            "source": f.source, "seed": f.seed, "pairs": f.pairs},
-                  artifacts=csvs)
+                            "source": f.source, "seed": f.seed, "pairs": f.pairs})
 
 
 def _contextuality_text(f: Contextuality, self_mean: np.ndarray, specific: pd.DataFrame) -> str:
@@ -203,12 +192,10 @@ def cka(f: LayerSimilarity) -> Result:
                            x_order=list(range(n_cols)), y_order=list(range(n_rows))[::-1], size=320)
     matrix = pd.DataFrame(np.round(f.matrix, 6), columns=[f"{cols_name.strip()} {j}" for j in range(n_cols)])
     matrix.insert(0, rows_name, range(n_rows))
-    tables, csvs = tables_and_csvs([("cka matrix", matrix)])
-    return Result("cka", _cka_text(f), tables, [Chart("cka", chart)], f.warnings, f.model,
+    return Result("cka", _cka_text(f), tables([("cka matrix", matrix)]), [Chart("cka", chart)], f.warnings, f.model,
                   settings={"with": f.other, "estimator": f.estimator.value, "asked": f.asked.value,
                             "unit": f.unit.value, "examples": f.examples, "sentences": f.sentences,
-                            "source": f.source, "seed": f.seed},
-                  artifacts=csvs)
+                            "source": f.source, "seed": f.seed})
 
 
 def _cka_title(f: LayerSimilarity) -> str:
