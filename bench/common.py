@@ -15,6 +15,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -74,6 +75,40 @@ def interleaved(runs: dict[str, Callable[[], object]], repeats: int,
             fn()
             times[name].append(time.perf_counter() - start)
     return times
+
+
+class RssPeak:
+    """This process's resident memory, sampled every 20 ms on a thread while the ``with`` block runs: ``growth`` is
+    its peak over its size at the start, in bytes (the most the block held at once, whatever it freed before it
+    returned; native memory included, which ``tracemalloc`` does not see)."""
+
+    def __init__(self) -> None:
+        self.start = self.peak = _rss()
+        self._done = threading.Event()
+        self._watch = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> RssPeak:
+        self._watch.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._watch.join()
+        self.peak = max(self.peak, _rss())
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.02):
+            self.peak = max(self.peak, _rss())
+
+    @property
+    def growth(self) -> int:
+        return self.peak - self.start
+
+
+def _rss() -> int:
+    """Resident bytes of this process (``/proc/self/statm``'s second field, in pages)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def median(values: list[float]) -> float:

@@ -5,7 +5,9 @@
 1. Encoding: N distinct texts, made from STS-B's sentences (every split, deduplicated; beyond
    those, numbered variations "<sentence> (variant k)"), through ``tools.corpus`` (chunked,
    persisted, the index built; a fresh store and an empty encoding cache each repeat) against
-   ``SentenceTransformer(model_path).encode(texts)``, repeats interleaved. Vectors are compared.
+   ``SentenceTransformer(model_path).encode(texts)``, repeats interleaved. Vectors are compared, and the memory
+   each encode held at most (this process's resident size sampled every 20 ms, over its size when the encode
+   began) is set against the vectors' own size (N x hidden x 4 bytes).
 2. Search at ``--search-rows`` rows: the encoded vectors, and beyond them copies with small
    Gaussian noise (1% of a unit vector's length per dimension), as one corpus; STS-B test
    sentences as queries, one at a time: our index (exact below 200k rows) against
@@ -23,12 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.common import STSB_TEST, interleaved, machine, median, percentile, quiet_libraries, write  # noqa: E402
+from bench.common import STSB_TEST, RssPeak, interleaved, machine, median, percentile, quiet_libraries, write  # noqa: E402
 
 
 def lscpu() -> dict[str, str]:
@@ -122,14 +125,29 @@ def main(argv: list[str] | None = None) -> None:
     warm.write_text("\n".join(texts[:300]) + "\n", encoding="utf-8")
     ours(warm)
     theirs(texts[:300])
-    times = interleaved({"ours": ours, "sentence-transformers": theirs}, args.repeats,
-                        before=lambda name: clear_cache(lm))
+    peaks: dict[str, list[int]] = {"ours": [], "sentence-transformers": []}
+
+    def held(name: str, run: Callable[[], None]) -> Callable[[], None]:
+        def go() -> None:
+            with RssPeak() as rss:
+                run()
+            peaks[name].append(rss.growth)
+        return go
+
+    times = interleaved({"ours": held("ours", ours), "sentence-transformers": held("sentence-transformers", theirs)},
+                        args.repeats, before=lambda name: clear_cache(lm))
     gap = float(np.abs(outputs["ours"] - outputs["sentence-transformers"]).max())
     for name, values in times.items():
         print(f"encode {name}: " + ", ".join(f"{v:.1f} s" for v in values) + f" (median {median(values):.1f} s, "
               f"{len(texts) / median(values):.0f} texts/s)")
     ratio = median(times["sentence-transformers"]) / median(times["ours"])
     print(f"encode ratio (sentence-transformers / ours): {ratio:.2f}x; max |difference| of the vectors {gap:.2e}")
+    vectors_mb = outputs["ours"].shape[0] * outputs["ours"].shape[1] * 4 / 2**20
+    memory = {"vectors_mb": vectors_mb, **{f"{n}_peak_growth_mb": [b / 2**20 for b in v] for n, v in peaks.items()}}
+    print(f"memory held at most during each encode, over the process's size when it began (the returned vectors "
+          f"included; the vectors alone, {len(texts):,} x {outputs['ours'].shape[1]} float32: {vectors_mb:.1f} MB): "
+          + "; ".join(f"{n} " + ", ".join(f"{b / 2**20:.0f} MB ({b / 2**20 / vectors_mb:.1f}x)" for b in v)
+                      for n, v in peaks.items()))
 
     root, name = stores[-1]
     reopen = [restart_seconds(root, name) for _ in range(3)]
@@ -180,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     name = "corpus" if args.model == "minilm" else f"corpus-{args.model.replace(':', '-')}"
     path = write(name, {"model": lm.name, "machine": machine(), "lscpu": cpu, "texts": len(texts), "duplicates": dup,
                             "encode_s": times, "encode_ratio": ratio, "max_abs_vector_difference": gap,
+                            "memory": memory,
                             "search": search, "reopen_s": reopen,
                             "command": " ".join(["python", "bench/corpus.py", *sys.argv[1:]])})
     print(f"written {path}")
