@@ -23,12 +23,6 @@ MOST_SPECIFIC = 5
 MIN_CONTEXTS = 5
 
 
-def tables(named: list[tuple[str, pd.DataFrame]]) -> list[Table]:
-    """Each (name, frame) as a Table; every face writes each table as a CSV download (text cells made safe for
-    spreadsheets), so a reply carries no second copy of them as artifacts."""
-    return [Table(n, f) for n, f in named]
-
-
 def source_note(source: str, sentences: int, seed: int) -> str:
     """Where the sentences came from, in words."""
     if source == TEXTS_SOURCE:
@@ -70,8 +64,8 @@ def probe(f: Probing) -> Result:
                            var_name="measure", value_name="value")
     chart = charts.layer_curves(curves, "value", "task", dash="measure", domain=(min(0.0, curves["value"].min()), 1.0),
                                 title=f"{f.model}: linear probes per hidden state (held-out sentences)")
-    named = [("probe by layer", by_layer), ("probe summary", summary), ("control task labels", control)]
-    return Result("probe", _probe_text(f), tables(named), [Chart("probe", chart)], f.warnings, f.model,
+    tables = [Table("probe by layer", by_layer), Table("probe summary", summary), Table("control task labels", control)]
+    return Result("probe", _probe_text(f), tables, [Chart("probe", chart)], f.warnings, f.model,
                   settings={"task": "all" if len(f.scores) > 1 else f.scores[0].task.value,
                             "sentences": len(f.sentences), "source": f.source, "seed": f.seed,
                             "control_seed": f.control_seed, "test_share": f.test_share,
@@ -140,8 +134,9 @@ def contextuality(f: Contextuality) -> Result:
                                    ("MEV baseline (random matrices)", f.mev_baseline, "baseline"))])
     chart = charts.layer_curves(curves, "value", "measure", dash="kind",
                                 title=f"{f.model}: contextuality per hidden state (Ethayarajh 2019)")
-    named = [("contextuality by layer", by_layer), ("words by layer", words), ("most context-specific words", specific)]
-    return Result("contextuality", _contextuality_text(f, self_mean, specific), tables(named),
+    tables = [Table("contextuality by layer", by_layer), Table("words by layer", words),
+              Table("most context-specific words", specific)]
+    return Result("contextuality", _contextuality_text(f, self_mean, specific), tables,
                   [Chart("contextuality", chart)], f.warnings, f.model,
                   settings={"words": ", ".join(f.words), "picked": f.chosen, "sentences": f.sentences,
                             "source": f.source, "seed": f.seed, "pairs": f.pairs})
@@ -192,7 +187,7 @@ def cka(f: LayerSimilarity) -> Result:
                            x_order=list(range(n_cols)), y_order=list(range(n_rows))[::-1], size=320)
     matrix = pd.DataFrame(np.round(f.matrix, 6), columns=[f"{cols_name.strip()} {j}" for j in range(n_cols)])
     matrix.insert(0, rows_name, range(n_rows))
-    return Result("cka", _cka_text(f), tables([("cka matrix", matrix)]), [Chart("cka", chart)], f.warnings, f.model,
+    return Result("cka", _cka_text(f), [Table("cka matrix", matrix)], [Chart("cka", chart)], f.warnings, f.model,
                   settings={"with": f.other, "estimator": f.estimator.value, "asked": f.asked.value,
                             "unit": f.unit.value, "examples": f.examples, "sentences": f.sentences,
                             "source": f.source, "seed": f.seed})

@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 
 from tools import charts
-from tools.core.results import Chart, Result
+from tools.core.results import Chart, Result, Table
 from tools.core.text import code
 from tools.layers.facts import AttentionRollout, LogitLens, RolloutMethod
-from tools.layers.replies import tables
 
 #: Input tokens named as the ones [CLS] draws on most.
 TOP_INPUTS = 3
@@ -48,9 +47,8 @@ def rollout(f: AttentionRollout) -> Result:
     })
     matrix = pd.DataFrame(np.round(f.relevance, 6), columns=labels)
     matrix.insert(0, "output \\ input", labels)
-    named = [("[CLS] row", cls_row), (f"{method} matrix", matrix)]
-    return Result("rollout", _rollout_text(f, cls_row), tables(named),
-                  [Chart("rollout", chart)], f.warnings, f.model,
+    tables = [Table("[CLS] row", cls_row), Table(f"{method} matrix", matrix)]
+    return Result("rollout", _rollout_text(f, cls_row), tables, [Chart("rollout", chart)], f.warnings, f.model,
                   settings={"method": method, "tokens": t, "layers": f.num_layers,
                             "residual": "0.5·attention + 0.5·I", "attribution": "|gradient x input| of ||h_CLS||"})
 
@@ -104,8 +102,8 @@ def lens(f: LogitLens) -> Result:
                           "series": f"rank of '{f.answer}'", "probability": f.answer_probability})
     chart = charts.layer_curves(curve, "rank", "series", log=True, reverse=True, y_title="rank (1 = top)",
                                 title=f"{f.model}: where the final answer '{f.answer}' ranks, layer by layer")
-    named = [("lens by layer", by_layer), ("lens candidates", candidates)]
-    return Result("lens", _lens_text(f), tables(named), [Chart("lens", chart)], f.warnings,
+    return Result("lens", _lens_text(f), [Table("lens by layer", by_layer), Table("lens candidates", candidates)],
+                  [Chart("lens", chart)], f.warnings,
                   f.model, settings={"top": f.top, "mask position": f.position, "layers": f.num_layers,
                                      "special tokens": "left out of the ranking"})
 
