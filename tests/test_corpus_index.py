@@ -11,7 +11,9 @@ from tools.corpus.index import VectorIndex, build_hnsw, exact_search, hnsw_searc
 from tools.corpus.store import CorpusStore
 
 
-def test_exact_search_and_neighbours_equal_brute_force():
+@pytest.mark.parametrize("tile_cells", [corpus_index.TILE_CELLS, 20 * 97])  # one tile; tiles of 97 rows
+def test_exact_search_and_neighbours_equal_brute_force(tile_cells, monkeypatch):
+    monkeypatch.setattr(corpus_index, "TILE_CELLS", tile_cells)
     vectors, _ = clustered(1500, 32, 8, seed=1)
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     queries = clustered(20, 32, 8, seed=1)[0][:20] + 0.1

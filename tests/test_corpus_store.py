@@ -12,6 +12,7 @@ from tests.corpus_helpers import brute_top_k, vector_corpus
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.corpus import encode as corpus_encode
+from tools.corpus import folder as corpus_folder
 from tools.corpus import replies
 from tools.corpus.encode import ChunkEncoder, encode_corpus, load_corpus
 from tools.corpus.files import save_npy
@@ -66,7 +67,8 @@ def test_encode_once_reopen_in_a_fresh_store_and_search_like_brute_force(lm, tmp
     assert "nothing was encoded again" in result.text and result.table("corpus")["rows"].tolist() == [180]
 
 
-def test_a_chunk_moved_into_place_before_a_crash_counts_and_is_never_encoded_again(tmp_path):
+def test_a_chunk_moved_into_place_before_a_crash_counts_and_is_never_encoded_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpus_folder, "NORMALISE_ROWS", 7)  # the finished corpus is normalised in blocks of 7 rows
     store = CorpusStore(tmp_path / "store")
     texts = [f"row {i}" for i in range(100)]
     vectors = np.random.default_rng(1).standard_normal((100, 8)).astype(np.float32)
@@ -90,6 +92,7 @@ def test_a_chunk_moved_into_place_before_a_crash_counts_and_is_never_encoded_aga
     report = encode_corpus(reopened, encoder)
     assert sorted(seen) == sorted(texts[:30] + texts[60:]) and report.chunks_skipped == 1
     np.testing.assert_allclose(reopened.vectors(), vectors, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(reopened.unit_vectors(), axis=1), 1.0, rtol=1e-6)
     assert not (reopened.folder / "chunks").exists()  # joined into vectors.npy, then removed
 
 
