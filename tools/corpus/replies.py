@@ -207,7 +207,7 @@ def duplicates(d: Duplicates) -> Result:
         in_groups = sum(len(g) for g in d.groups)
         text = (f"**{len(d.groups):,} near-duplicate groups** ({in_groups:,} rows, {len(d.pairs):,} pairs at cosine "
                 f">= {d.threshold}) in **{md(d.corpus.name)}**; the largest has {len(d.groups[0])} rows, like "
-                f"{code(texts.iat[d.groups[0][0]], 60)}. Compared {how}.")
+                f"{code(texts.iat[d.groups[0][0]], 60)}; compared {how}.")
     else:
         text = (f"**No near-duplicates** at cosine >= {d.threshold} in **{md(d.corpus.name)}** "
                 f"({d.corpus.rows:,} rows, compared {how}); lower --threshold to see closer pairs.")
