@@ -80,10 +80,10 @@ def interleaved(runs: dict[str, Callable[[], object]], repeats: int,
 class RssPeak:
     """This process's resident memory, sampled every 20 ms on a thread while the ``with`` block runs: ``growth`` is
     its peak over its size at the start, in bytes (the most the block held at once, whatever it freed before it
-    returned; native memory included, which ``tracemalloc`` does not see)."""
+    returned; native memory included, which ``tracemalloc`` does not see); ``start`` and ``peak`` in bytes."""
 
     def __init__(self) -> None:
-        self.start = self.peak = _rss()
+        self.start = self.peak = rss_bytes()
         self._done = threading.Event()
         self._watch = threading.Thread(target=self._sample, daemon=True)
 
@@ -94,21 +94,27 @@ class RssPeak:
     def __exit__(self, *exc: object) -> None:
         self._done.set()
         self._watch.join()
-        self.peak = max(self.peak, _rss())
+        self.peak = max(self.peak, rss_bytes())
 
     def _sample(self) -> None:
         while not self._done.wait(0.02):
-            self.peak = max(self.peak, _rss())
+            self.peak = max(self.peak, rss_bytes())
 
     @property
     def growth(self) -> int:
         return self.peak - self.start
 
 
-def _rss() -> int:
-    """Resident bytes of this process (``/proc/self/statm``'s second field, in pages)."""
-    with open("/proc/self/statm") as statm:
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident memory of process ``pid`` (this one by default), in bytes: ``/proc/PID/statm``'s second field,
+    in pages."""
+    with open(f"/proc/{pid}/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """:func:`rss_bytes` in MB."""
+    return rss_bytes(pid) / 2**20
 
 
 def median(values: list[float]) -> float:

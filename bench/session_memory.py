@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-from pathlib import Path
 
-from common import machine
+from common import machine, rss_mb
 
 from assistant.dispatch import execute
 from assistant.session import Session
@@ -27,13 +26,6 @@ STORE = ResultStore(Settings.from_env().results_mb * 2**20)
 LINES = ("attend The cat sat on the mat because it was tired.",
          "compare A cat sat on the mat. | A kitten sat on the rug. | The bank raised its rates.",
          "tokenize We sat on the river bank.")
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def conversations(hub: ModelHub, n: int, close: bool) -> list[Session]:

@@ -33,15 +33,8 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, machine, quiet_libraries, serve_in_process, write  # noqa: E402
+from common import ROOT, machine, quiet_libraries, rss_mb, serve_in_process, write  # noqa: E402
 from visiting import http_visitors, page_visitors  # noqa: E402
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def folder_mb(folder: Path, prefix: str = "") -> float:

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import free_port, machine, median, percentile, start_app, write
+from common import free_port, machine, median, percentile, rss_mb, start_app, write
 from visiting import in_waves
 
 from tests.browsing import DONE
@@ -40,13 +40,6 @@ COMMANDS = (
     "project The bank of the river. | The bank raised its rates. | A cat sat on the mat.",
     "selfattn The cat sat on the mat because it was tired.",
 )
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def open_files(pid: int) -> int:
