@@ -8,7 +8,8 @@ command on two models), ``session``, ``store`` and ``visitors`` (what a conversa
 conversation kept on disk so a reload or a restart loses nothing), ``conversation`` (again, history, export),
 ``sharing`` (permalinks, exports), ``corpora`` (which corpora a conversation may read; encoding jobs), ``maps``
 (corpus maps served to the page: per-conversation tokens and the binary endpoints), ``render`` (the page's
-payload, terminal text), ``app`` (the Gradio page), ``mcp_server`` (the agent face: one MCP tool per command,
+payload, terminal text), ``panel`` (the page's side panel: the latest reply's table and downloads, kept
+for a reload), ``app`` (the Gradio page), ``mcp_server`` (the agent face: one MCP tool per command,
 served at ``/mcp`` on the page's server) and ``__main__`` (the command line).
 
 May import: ``tools``, gradio (``app`` only) and the MCP SDK (``mcp_server`` only); ``tools`` never imports

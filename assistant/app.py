@@ -15,7 +15,6 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # the app must not p
 from typing import Any
 
 import gradio as gr
-import pandas as pd
 
 from assistant import understanding
 from assistant.commands.base import Context, Invocation
@@ -29,10 +28,9 @@ from assistant.mcp_server import PATH as MCP_PATH
 from assistant.mcp_server import AgentFace, guarded
 from assistant.mcp_server import tools as agent_tools
 from assistant.memory import limit_arenas
+from assistant.panel import EMPTY, TABLE_LABEL, Panel, restored_panel, side_panel
 from assistant.render.html import reply_payload
 from assistant.render.starters import starters_html
-from assistant.render.tables import shown
-from assistant.render.terminal import write_downloads
 from assistant.render.vega import bundle_path
 from assistant.session import Session
 from assistant.sharing.links import META, link_html, page_address, permalink
@@ -92,7 +90,7 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         payload = reply_payload(reply, link)
         conversations.save(session, line or "", payload, session.turns[-1] if session.answered > answered else None)
         # the box is the page's: emptied as the line left, given back on an error (page.js)
-        return (gr.update(), payload, session, *_side_panel(reply, session),
+        return (gr.update(), payload, session, *_shown(side_panel(reply, session, conversations)),
                 gr.update(value=session.model or settings.model))
 
     def _switch_model(session: Session, model_name: str) -> str | None:
@@ -119,8 +117,9 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         if not conversations.kept:
             back["id"] = ""  # nothing is kept here: the browser keeps no id
         picked = gr.update(value=session.model) if restored is not None and session.model else gr.update()
+        panel = _shown(restored_panel(session, conversations) if restored is not None else None)
         if not line:
-            return (gr.update(), gr.update(), session, gr.update(), gr.update(), picked, back)
+            return (gr.update(), gr.update(), session, *panel, picked, back)
         return (*respond(line, session, wanted or session.model or model_name, mlm_name, request, progress), back)
 
     def new_conversation(session: Session):
@@ -168,9 +167,8 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
                 mlm = gr.Dropdown(list(dict.fromkeys([settings.mlm_model, *ALIASES])), value=settings.mlm_model,
                                   label="Masked-LM model for `mask`", allow_custom_value=True,
                                   info="used when the model above has no masked-LM head")
-                table = gr.Dataframe(label="Full table of the latest reply (click a header to sort)",
-                                     interactive=False, max_height=360, elem_id="full-table",
-                                     value=pd.DataFrame({"the latest reply's table shows here": []}))
+                table = gr.Dataframe(label=TABLE_LABEL, interactive=False, max_height=360, elem_id="full-table",
+                                     value=EMPTY)
                 files = gr.File(label="Downloads of the latest reply (CSV, JSON)", file_count="multiple",
                                 interactive=False, elem_id="downloads")
                 upload = gr.File(label="Benchmark data (TSV, CSV or JSONL), then `benchmark --data <file name>`",
@@ -302,17 +300,11 @@ def _remember_upload(path: str | None, session: Session, purpose: str, limit_mb:
     return session, gr.update(value=line)
 
 
-def _side_panel(reply: Reply, session: Session) -> tuple[Any, Any]:
-    """The latest reply's main table (its first: whole and sortable) and its downloads (in the conversation's
-    own folder, which holds only the latest reply's files: Gradio has served copies of older ones)."""
-    if reply.result is None:
+def _shown(panel: Panel | None) -> tuple[Any, Any]:
+    """The side panel's table and downloads as Gradio updates (None: both stay as they are)."""
+    if panel is None:
         return gr.update(), gr.update()
-    r = reply.result
-    first = r.tables[0] if r.tables else None  # its floats shown as the reply's tables show them, sorted by value
-    table = gr.update(value=shown(first.frame), label=f"Full table: {first.name} (click a header to sort)") \
-        if first is not None else gr.update(value=pd.DataFrame({"this reply has no table": []}),
-                                            label="The latest reply has no table")  # (an empty frame: columns 1 2 3)
-    return table, write_downloads(r, session.downloads_dir(fresh=True))
+    return gr.update(value=panel.table, label=panel.label), gr.update(value=panel.files or None)
 
 
 def launch(settings: Settings, host: str | None = "127.0.0.1", port: int | None = 7860, share: bool = False,

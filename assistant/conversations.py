@@ -8,6 +8,9 @@ server keeps one folder per id under ``ASSISTANT_CONVERSATION_DIR``:
 - ``replies/NNNNNN.json.gz``: each exchange as the page showed it (the line and the reply's payload:
   its HTML and chart specs), gzip'd. The big results are not kept: they stay under the memory rules
   of :mod:`assistant.store` and are recomputed when ``export`` asks.
+- ``downloads/``: the files of the latest reply that had any (its tables as CSV, its JSON), which the side
+  panel shows again after a reload (:mod:`assistant.panel`), with ``order.json`` (their names, in order, and
+  what the panel needs to know about them).
 
 A conversation is deleted once nobody has used it for ``ASSISTANT_SESSION_IDLE_S`` (the visitors'
 sweep calls :meth:`Conversations.sweep`), or when its page asks for a new one. Each keeps at most
@@ -38,6 +41,8 @@ from tools.core.config import Settings
 ID = re.compile(r"^[0-9a-f]{32}$")
 STATE = "state.json"
 REPLIES = "replies"
+DOWNLOADS = "downloads"
+ORDER = ".order.json"
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,14 @@ class Exchange:
 
     line: str
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class KeptFiles:
+    """The latest reply's downloads kept with a conversation: the files, in order, and what was said of them."""
+
+    paths: list[Path]
+    meta: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,18 @@ class Conversations:
         os.utime(folder)
         return Restored(cid, exchanges, int(state.get("dropped", 0)))
 
+    def kept_downloads(self, cid: str) -> KeptFiles | None:
+        """The downloads kept by :meth:`keep_downloads` for conversation ``cid``; None when none are."""
+        folder = self._folder(cid)
+        if folder is None:
+            return None
+        try:
+            order = json.loads((folder / DOWNLOADS / ORDER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        paths = [folder / DOWNLOADS / Path(str(name)).name for name in order.get("files", [])]
+        return KeptFiles([p for p in paths if p.is_file()], dict(order.get("meta") or {}))
+
     # --- writing ---------------------------------------------------------------------------------
 
     def save(self, session: Session, line: str, payload: dict[str, Any], turn: Turn | None = None) -> None:
@@ -140,12 +165,32 @@ class Conversations:
                 data = gzip.compress(json.dumps({"line": line, "payload": _too_large(line, payload, len(data),
                                                                                    self.max_bytes)}).encode("utf-8"))
             _write(replies / f"{number:06d}.json.gz", data)
-            dropped = int(state.get("dropped", 0)) + self._cap(replies)
+            dropped = int(state.get("dropped", 0)) + self._cap(replies, _size(folder / DOWNLOADS))
             turns, answered = list(state.get("turns", [])), int(state.get("answered", 0))
             if turn is not None:
                 answered += 1
                 turns = [*turns, {**asdict(turn), "number": answered}][-MAX_TURNS:]
             self._write_state(folder, session, turns, answered, exchanges=number, dropped=dropped)
+
+    def keep_downloads(self, session: Session, paths: list[str], meta: dict[str, Any]) -> None:
+        """Keep copies of the latest reply's downloads (``paths``, in order) with the conversation, in place of
+        the previous reply's, so a reload shows them again. Files larger together than half the conversation's
+        size are not kept (``meta`` says so: ``{"too_large": bytes}``)."""
+        folder = self._folder(session.key)
+        if folder is None or not (folder / STATE).is_file():
+            return
+        with self._lock:
+            fresh = folder / f".{DOWNLOADS}.tmp"
+            shutil.rmtree(fresh, ignore_errors=True)
+            fresh.mkdir()
+            size = sum(os.path.getsize(p) for p in paths)
+            if size > self.max_bytes // 2:
+                paths, meta = [], {"too_large": size}
+            for path in paths:
+                shutil.copyfile(path, fresh / Path(path).name)
+            _write(fresh / ORDER, json.dumps({"files": [Path(p).name for p in paths], "meta": meta}).encode("utf-8"))
+            shutil.rmtree(folder / DOWNLOADS, ignore_errors=True)
+            os.replace(fresh, folder / DOWNLOADS)
 
     def remember(self, session: Session) -> None:
         """Keep the session's state alone (a model or corpus picked, a file uploaded)."""
@@ -206,16 +251,21 @@ class Conversations:
         _write(folder / STATE, json.dumps(state).encode("utf-8"))
         os.utime(folder)  # the idle clock is the folder's time
 
-    def _cap(self, replies: Path) -> int:
-        """Drop the oldest replies until the conversation is under its size; returns how many went."""
+    def _cap(self, replies: Path, downloads: int) -> int:
+        """Drop the oldest replies until the conversation (with its ``downloads`` bytes) is under its size;
+        returns how many went."""
         files = sorted(replies.glob("*.json.gz"))
         sizes = [p.stat().st_size for p in files]
-        total, dropped = sum(sizes), 0
+        total, dropped = sum(sizes) + downloads, 0
         while total > self.max_bytes and len(files) - dropped > 1:
             files[dropped].unlink(missing_ok=True)
             total -= sizes[dropped]
             dropped += 1
         return dropped
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.glob("*") if p.is_file()) if folder.is_dir() else 0
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +104,43 @@ def test_each_conversation_keeps_at_most_its_size_oldest_replies_first(tmp_path)
     assert "too large to keep" in last.payload["html"] and "data-run='vocab huge'" in last.payload["html"]
 
 
+def test_the_latest_downloads_are_kept_in_order_counted_in_the_size_and_refused_past_half_of_it(tmp_path):
+    kept = Conversations(Settings(conversation_dir=str(tmp_path / "c"), conversation_mb=1))
+    session = Session()
+    made = tmp_path / "made"
+    made.mkdir()
+
+    def files(*sizes):
+        paths = []
+        for n, size in enumerate(sizes):
+            (made / f"f{n}.csv").write_bytes(os.urandom(size))
+            paths.append(str(made / f"f{n}.csv"))
+        return paths
+
+    assert kept.kept_downloads(session.key) is None  # nothing saved yet: nothing kept
+    kept.save(session, "tokenize a", _payload(1), _answered(session, "tokenize a"))
+    first = files(300, 100)
+    kept.keep_downloads(session, first[::-1], {"json": 1})
+    back = kept.kept_downloads(session.key)
+    assert [p.name for p in back.paths] == ["f1.csv", "f0.csv"] and back.meta == {"json": 1}
+    assert back.paths[1].read_bytes() == Path(first[0]).read_bytes()
+    # the next reply's files replace them; with 500 KB of downloads, replies are dropped sooner
+    kept.keep_downloads(session, files(500_000), {"json": 0})
+    assert [p.name for p in kept.kept_downloads(session.key).paths] == ["f0.csv"]
+    noise = os.urandom(150_000).hex()  # ~160 KB a reply after gzip: 6 fit in 1 MB alone, not beside 500 KB
+    for n in range(2, 8):
+        kept.save(session, f"tokenize {n}", {**_payload(n), "html": noise}, _answered(session, f"tokenize {n}"))
+    assert sum(p.stat().st_size for p in (tmp_path / "c" / session.key).rglob("*") if p.is_file()) <= 2**20 + 10_000
+    assert kept.restore(session.key, Session()).dropped >= 2
+    # past half the conversation's size the files are not kept, and the panel can say why
+    kept.keep_downloads(session, files(700_000), {"json": 0})
+    back = kept.kept_downloads(session.key)
+    assert back.paths == [] and back.meta == {"too_large": 700_000}
+    assert not (tmp_path / "c" / session.key / "downloads" / "f0.csv").exists()
+    kept.forget(session.key)
+    assert kept.kept_downloads(session.key) is None
+
+
 def test_the_idle_rule_deletes_a_conversation_and_its_corpora_on_a_shared_server(tmp_path):
     settings = Settings(conversation_dir=str(tmp_path / "c"), session_idle_s=60, corpus_shared=True,
                         corpus_dir=str(tmp_path / "corpora"))
@@ -142,6 +180,13 @@ def _open(context, url):
 
 def _replies(page) -> int:
     return page.locator(DONE).count()
+
+
+def _panel_shows(page, table: str, download: str) -> None:
+    page.wait_for_function("([t, d]) => document.querySelector('#full-table').innerText.includes(t) && "
+                           "document.querySelector('#downloads').innerText.replace(/\\s+/g, '').includes(d)",
+                           arg=[table, download],
+                           timeout=30_000)
 
 
 def _drawn(page) -> int:
@@ -195,7 +240,14 @@ def test_a_reload_and_a_reopened_tab_bring_back_every_reply_chart_and_link(serve
     assert log_text(page) == before_text
     assert page.locator("#conversation .reply button.copy-link").count() == links
     assert chart_errors(page) == []
+    # the side panel comes back too: the latest reply's full table and its downloads, which still download
+    _panel_shows(page, "Full table: tokens", "tokenize.json")
     page.screenshot(path=str(tmp_path / "reloaded.png"))
+    link = page.evaluate("[...document.querySelectorAll('#downloads a')].map(a => a.href)"
+                         ".find(h => h.endsWith('tokenize.json'))")
+    download = page.request.get(link)
+    assert download.ok and download.json()["command"] == "tokenize"
+    assert download.json()["tables"][0]["rows"][0][1] == "[CLS]"
     # the server knows the conversation too: history, again and a new command go on from it
     reply = ask(page, "history")
     assert all(line.split()[0] in reply.inner_text() for line in LINES)
@@ -254,6 +306,7 @@ def test_a_server_restart_loses_nothing(hub, person, tmp_path):
     try:
         page, _ = _open(person, url)
         assert _replies(page) == 2 and log_text(page) == before
+        _panel_shows(page, "Full table: ", "word.json")
         assert "compare" in ask(page, "history").inner_text()
         page.close()
     finally:
