@@ -11,7 +11,7 @@ import pandas as pd
 
 from assistant.dispatch import Reply
 from assistant.render.html import chart_hint, reply_payload
-from assistant.render.terminal import terminal_text, write_downloads
+from assistant.render.terminal import table_text, terminal_text, write_downloads
 from assistant.session import Session
 from tools.core.results import Artifact, Chart, Result, Table
 from tools.core.text import code, md
@@ -90,6 +90,21 @@ def test_terminal_text_shows_tables():
     out = terminal_text(Reply("x", result=sample_result()))
     assert "[rows]" in out and "row 5" in out and "warning: one warning" in out
     assert terminal_text(Reply("x", error="Nope.")) == "error: Nope."
+
+
+def test_a_table_wider_than_the_terminal_is_wrapped_and_keeps_every_word():
+    usage = "compare a | b [| c ...] [--pool cls|mean|max|sbert|all] [--layer N] [--vs MODEL] " * 2
+    texts = pd.DataFrame({"command": ["compare", "help"], "usage": [usage.strip(), "help [command]"],
+                          "score": [0.123456789, 2.0]})
+    out = table_text(texts, 60)
+    assert max(len(line) for line in out.splitlines()) <= 60
+    first = out.split("\n\n")[0]
+    assert " ".join(first.split()).startswith("command: compare usage: " + " ".join(usage.split()))
+    assert "score: 0.123457" in first and "help [command]" in out.split("\n\n")[1]
+    numbers = pd.DataFrame({f"{n}: text {n}": [0.5, 0.25] for n in range(1, 13)})
+    wrapped = table_text(numbers, 60)  # numbers: columns continue below, as pandas writes them
+    assert max(len(line) for line in wrapped.splitlines()) <= 60 and "12: text 12" in wrapped
+    assert table_text(numbers, 1000) == numbers.to_string(index=False)  # it fits: one aligned table
 
 
 def test_downloads_are_csv_json_and_artifacts_in_the_conversations_folder_freed_with_it():

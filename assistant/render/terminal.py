@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -11,8 +13,10 @@ from assistant.dispatch import Reply
 from tools.core.results import Result, csv_text
 
 
-def terminal_text(reply: Reply, max_rows: int = 40) -> str:
-    """Readable text for a terminal: summary, warnings, tables."""
+def terminal_text(reply: Reply, max_rows: int = 40, width: int | None = None) -> str:
+    """Readable text for a terminal of ``width`` columns (None: this terminal's, or 120 when piped): summary,
+    warnings, tables."""
+    width = width or shutil.get_terminal_size((120, 24)).columns
     because = f" ({reply.read_because})" if reply.read_because else ""
     read_as = [f"read as: {reply.interpreted_as}{because}"] if reply.routed and reply.interpreted_as else []
     offered = [f"  try: {line}" for line in reply.suggestions]
@@ -21,15 +25,37 @@ def terminal_text(reply: Reply, max_rows: int = 40) -> str:
     r = reply.result
     lines = [*read_as, r.text]
     lines += [f"warning: {w}" for w in r.warnings]
-    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 48):
-        for t in r.tables:
-            lines += ["", f"[{t.name}]", t.frame.head(max_rows).to_string(index=False)]
-            if len(t.frame) > max_rows:
-                lines.append(f"... {len(t.frame) - max_rows:,} more rows (use --json for all)")
+    for t in r.tables:
+        lines += ["", f"[{t.name}]", table_text(t.frame.head(max_rows), width)]
+        if len(t.frame) > max_rows:
+            lines.append(f"... {len(t.frame) - max_rows:,} more rows (use --json for all)")
     for c in r.charts:
         lines.append(f"[chart: {c.name}] (use --json for its Vega-Lite spec)")
     lines.append(f"({r.command} · {r.model or 'no model'} · {r.elapsed_ms:,.0f} ms)")
     return "\n".join(lines)
+
+
+def table_text(frame: pd.DataFrame, width: int) -> str:
+    """``frame`` as aligned columns when they fit in ``width``; columns of numbers too many for it continue below
+    (pandas' own wrapping); a table with long texts is written a row at a time instead, one ``column: value``
+    line each, long values wrapped (a `help` table's usages, a corpus's texts)."""
+    text = frame.to_string(index=False)
+    if max((len(line) for line in text.splitlines()), default=0) <= width:
+        return text
+    texts = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    if not any(frame[c].astype(str).str.len().max() > width // 3 for c in texts):
+        return frame.to_string(index=False, line_width=width)
+    names = [str(c) for c in frame.columns]
+    indent = max(len(n) for n in names) + 2
+    blocks = []
+    for row in frame.itertuples(index=False):
+        lines = []
+        for name, value in zip(names, row, strict=True):
+            shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+            wrapped = textwrap.wrap(shown, max(20, width - indent)) or [""]
+            lines += [f"{name:>{indent - 2}}: {wrapped[0]}", *(" " * indent + w for w in wrapped[1:])]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def write_downloads(result: Result, folder: Path | str) -> list[str]:
