@@ -64,6 +64,9 @@ def test_verb_alone_names_what_is_missing_with_an_example():
     message = error("compare")
     assert "needs at least two texts separated by `|`" in message
     assert "for example" in message
+    # the example is a whole line that works, not one cut short (compare's first has 144 characters)
+    example = TABLE["compare"].examples[0]
+    assert f"for example `{example}`." in message and len(example) > 90
 
 
 def test_unknown_verb_suggests_close_verbs():

@@ -25,6 +25,7 @@ from assistant.versus import side_by_side
 from tools.benchmark.access import WEB, DataAccess
 from tools.core.config import Settings
 from tools.core.results import Result
+from tools.core.text import code
 from tools.encoding import unknown
 from tools.encoding.replies import unknown_warnings
 from tools.models.hub import LoadedModel, ModelHub
@@ -104,6 +105,9 @@ class Texts:
 class NoParams:
     """A command without options."""
 
+
+#: A refusal's example line is shown whole up to this many characters (the longest, `compare`'s, has 144).
+EXAMPLE_WIDTH = 200
 
 VS = Option("vs", TEXT, "also answer with this model, side by side (minilm:int8, bert-small, a local folder)",
             metavar="MODEL")
@@ -200,6 +204,12 @@ class Command(Generic[P, F]):
     @property
     def texts_hint(self) -> str:
         return self.texts.hint
+
+    @property
+    def example(self) -> str:
+        """Its first example as an inline code span, whole (a refusal shows it as a line that works: a cut one
+        would not)."""
+        return code(self.examples[0], EXAMPLE_WIDTH) if self.examples else code(self.usage, EXAMPLE_WIDTH)
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
