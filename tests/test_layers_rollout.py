@@ -113,6 +113,23 @@ def test_the_reply_states_the_definition_with_heatmaps_and_csvs(lm, method):
     assert result.table("[CLS] row").shape[0] == t
 
 
+def test_the_reply_names_the_heaviest_tokens_in_the_tables_order_and_a_repeated_one_by_its_position(lm):
+    result = rollout(lm, [TEXT])  # "the" twice, at positions 1 and 5
+    row = result.table("[CLS] row")
+    text = row[~row["token"].isin(["[CLS]", "[SEP]"])]
+
+    def heaviest(column, values=True):
+        named = []
+        for _, r in text.sort_values(column, ascending=False, kind="stable").head(3).iterrows():
+            where = f" at {r['position']}" if (row["token"] == r["token"]).sum() > 1 else ""
+            named.append(f"`{r['token']}`{where}" + (f" ({r[column]:.2f})" if values else ""))
+        return ", ".join(named)
+
+    assert f"[CLS] at the top draws most on {heaviest('rollout')} by attention rollout" in result.text
+    assert "`the` at " in heaviest("rollout")  # this text's heaviest include a "the": named by its position
+    assert f"goes most to {heaviest('raw attention', values=False)}." in result.text
+
+
 def test_a_text_with_no_token_besides_the_specials_is_refused_with_a_sentence(lm):
     """Found by the fuzzer: a control character alone tokenizes to [CLS] [SEP] and once failed inside."""
     from tools.core.errors import UserError

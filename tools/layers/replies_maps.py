@@ -56,8 +56,6 @@ def rollout(f: AttentionRollout) -> Result:
 def _rollout_text(f: AttentionRollout, cls_row: pd.DataFrame) -> str:
     method = f.method.value
     text_row = cls_row[~np.asarray(f.special)]
-    top = text_row.sort_values(method, ascending=False, kind="stable").head(TOP_INPUTS)
-    named = ", ".join(f"{code(tok, 30)} ({v:.2f})" for tok, v in zip(top["token"], top[method]))
     if f.method is RolloutMethod.ROLLOUT:
         definition = (f"attention rollout (Abnar & Zuidema 2020) multiplies the per-layer matrices {RESIDUAL}, "
                       "from the first layer up: R_L = A_L···A_1")
@@ -66,10 +64,9 @@ def _rollout_text(f: AttentionRollout, cls_row: pd.DataFrame) -> str:
                       f"to the input token at layer 0 through the layered graph whose edge capacities are {RESIDUAL}")
     own = (f" (the special tokens take {float(cls_row[method][np.asarray(f.special)].sum()):.2f} of its row)"
            if f.method is RolloutMethod.ROLLOUT else "")
-    first = (f"In **{f.model}**, of the text's tokens [CLS] at the top draws most on {named} by attention "
+    first = (f"In **{f.model}**, of the text's tokens [CLS] at the top draws most on {_cls_draws_on(f)} by attention "
              f"{method}{own}; {definition}.")
-    raw_top = text_row.sort_values("raw attention", ascending=False, kind="stable").head(TOP_INPUTS)
-    raw_named = ", ".join(code(tok, 30) for tok in raw_top["token"])
+    raw_named = _cls_draws_on(f, f.raw[0], values=False)
     rho = "undefined (one side is constant)" if np.isnan(f.rho) else f"{f.rho:.2f}"
     parts = [
         first,
@@ -133,10 +130,13 @@ def _lens_text(f: LogitLens) -> str:
 
 # --- two models (--vs) -------------------------------------------------------------------------
 
-def _cls_draws_on(f: AttentionRollout) -> str:
-    row = f.relevance[0]
+def _cls_draws_on(f: AttentionRollout, row: np.ndarray | None = None, values: bool = True) -> str:
+    """The text tokens [CLS]'s ``row`` (its rollout or flow row by default) weighs most, heaviest first, with their
+    weights; a token the text holds twice is named with its position."""
+    row = f.relevance[0] if row is None else row
     order = [i for i in np.argsort(-row, kind="stable") if not f.special[i]][:TOP_INPUTS]
-    return ", ".join(f"{code(f.tokens[i], 30)} ({row[i]:.2f})" for i in order)
+    named = [code(f.tokens[i], 30) + (f" at {i}" if f.tokens.count(f.tokens[i]) > 1 else "") for i in order]
+    return ", ".join(f"{name} ({row[i]:.2f})" if values else name for name, i in zip(named, order, strict=True))
 
 
 def rollout_difference(a: AttentionRollout, b: AttentionRollout, names: tuple[str, str]) -> str:
