@@ -193,15 +193,17 @@ def build(hub: ModelHub | None = None, settings: Settings | None = None) -> gr.B
         gr.on([send.click, box.submit], respond, inputs, outputs, api_visibility="private", concurrency_id="commands",
               js="(...args) => window.assistant.ask(...args)", show_progress_on=[box], trigger_mode="once",
               ).then(None, [reply], None, js=show, api_visibility="private")
-        def uploaded(path: str | None, s: Session, purpose: str, limit_mb: int) -> tuple[Session, Any]:
+        def uploaded(path: str | None, s: Session, purpose: str, limit_mb: int) -> tuple[Session, Any, Any]:
+            """The file is remembered and its command put in the box; the upload field is emptied, ready for the
+            next file (the box names this one)."""
             kept_session, line = _remember_upload(path, s, purpose, limit_mb)
             conversations.remember(kept_session)
-            return kept_session, line
+            return kept_session, line, gr.update(value=None)
 
         upload.upload(lambda path, s: uploaded(path, s, "benchmark", settings.max_upload_mb),
-                      [upload, session], [session, box], api_visibility="private")
+                      [upload, session], [session, box, upload], api_visibility="private")
         corpus_upload.upload(lambda path, s: uploaded(path, s, "corpus", settings.corpus_max_mb),
-                             [corpus_upload, session], [session, box], api_visibility="private")
+                             [corpus_upload, session], [session, box, corpus_upload], api_visibility="private")
         kept = f"{{ try {{ return localStorage.getItem({CONVERSATION_KEY!r}) || ''; }} catch (e) {{ return ''; }} }}"
         demo.load(on_load, [session, model, mlm, kept_id], [*outputs, restored], api_visibility="private",
                   concurrency_id="commands", js=f"(s, m, l, k) => [s, m, l, (() => {kept})()]",

@@ -61,7 +61,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
             return Reading(line.strip(), True, unclear=sentence)
         return Reading(sentence.line, True, parse(sentence.line, TABLE, settings), sentence.because)
     alias = line.split()[0].lower() != inv.verb  # a command's other name: how sentences start
-    quoted = _quoted_in_words(inv.texts)
+    quoted = _quoted_in_words(inv.texts, TABLE[inv.verb].texts.actions)
     framed = _framed(line, inv.verb) or _led_by_options(line, inv.verb)  # "probe these sentences for POS: A | B | C"
     plain = COMMAND_SYNTAX.search(line) is None
     pointing = plain and bool(session.history) and REFERS_BACK.fullmatch(  # "tokenize that sentence", "rollout for
@@ -150,9 +150,12 @@ _LED_IN = re.compile(r"^(?:with|of|about|on|for)\s+", re.I)
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 
 
-def _quoted_in_words(texts: list[str]) -> bool:
-    """Whether a typed command's texts are quotes with words around them (a sentence, not texts)."""
+def _quoted_in_words(texts: list[str], actions: tuple[str, ...] = ()) -> bool:
+    """Whether a typed command's texts are quotes with words around them (a sentence, not texts); a command's action
+    before its quoted argument is not such a word (`corpus load "my reviews.csv"`, as the page writes it)."""
     for text in texts:
+        action, _, argument = text.strip().partition(" ")
+        text = argument if action.lower() in actions else text
         outside, pos = [], 0
         for start, end, _ in quoted_spans(text):
             outside.append(text[pos:start])

@@ -142,6 +142,18 @@ def test_the_web_faces_read_only_data_folders_and_uploads(hub, corpus_settings):
     assert not refused.ok and "/etc/passwd" in refused.error and "Traceback" not in refused.error
 
 
+def test_a_quoted_file_name_with_a_space_loads_that_file_as_typed_and_as_asked(hub, corpus_settings, tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the local face reads names relative to its folder
+    write_reviews(tmp_path / "reviews.csv", 120)
+    write_reviews(tmp_path / "my reviews.csv", 30)  # ends in the other's name: the whole quoted name counts
+    typed = run('corpus load "my reviews.csv"', Session(), hub, corpus_settings)  # as the page writes an upload
+    assert typed.ok and not typed.routed, typed.error
+    assert "30 texts from `my reviews.csv`" in typed.result.text
+    asked = understand("load 'my reviews.csv' as a corpus", Session(), hub, TABLE, corpus_settings)
+    assert asked.line == "corpus load my reviews.csv"
+
+
 def test_a_long_load_goes_on_in_the_background_and_the_conversation_stays_usable(hub, corpus_settings, tmp_path):
     data = write_reviews(tmp_path / "big.csv", 2000)
     quick = dataclasses.replace(corpus_settings, time_limit_s=0.5)

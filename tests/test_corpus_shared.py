@@ -62,6 +62,11 @@ def test_two_visitors_neither_list_nor_search_each_others_corpora(serve, browser
         refused = ask(alice, _upload(alice, more))
         assert not refused.ok and "ASSISTANT_CORPUS_CONVERSATION_ROWS" in refused.inner_text()
         assert "100 rows" in refused.inner_text()
+        # the upload field is ready for the next file at once (it was emptied once the box named the last one)
+        alice.locator("#corpus-upload input[type=file]").set_input_files(str(write_reviews(tmp_path / "third one.csv",
+                                                                                          5)))
+        alice.wait_for_function("document.querySelector('#command-box textarea').value === "
+                                "'corpus load \"third one.csv\"'", timeout=60_000)
     finally:
         alice_context.close()
         bob_context.close()

@@ -74,8 +74,12 @@ LOAD_BONUS = 0.3
 
 
 def _file_named(slots: Slots) -> str | None:
-    """The file of a corpus format a question names (quoted or not), if any."""
+    """The file of a corpus format a question names (quoted or not: a quoted name is taken whole, spaces and all),
+    if any."""
     suffixes = "|".join(re.escape(s) for s in FORMATS)
+    quoted = [t.strip() for t in slots.texts] if slots.quoted else []
+    if whole := next((t for t in quoted if t.lower().endswith(tuple(FORMATS))), None):
+        return whole  # ("load 'my reviews.csv' as a corpus")
     named = re.search(rf"[\w./~-]+(?:{suffixes})\b", " ".join([*slots.texts, slots.rest]) if slots.quoted
                       else slots.rest, re.I)
     return named.group(0) if named else None
