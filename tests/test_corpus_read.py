@@ -99,3 +99,15 @@ def test_row_limit_and_size_limit_and_bad_files(tmp_path):
     empty.write_text("a,b\n,\n", encoding="utf-8")
     with pytest.raises(UserError, match="no column of text"):
         read_texts(empty, SETTINGS)
+
+
+def test_a_spreadsheets_utf16_text_is_read_and_a_binary_file_is_named_as_one(tmp_path):
+    path = tmp_path / "unicode.tsv"  # a spreadsheet's "Unicode text": UTF-16 with its BOM, tab-separated
+    path.write_bytes("review\tstars\nCafé crème, très bon\t5\nCold soup\t1\n".encode("utf-16"))
+    got = read_texts(path, SETTINGS)
+    assert got.frame["text"].tolist() == ["Café crème, très bon", "Cold soup"]
+    assert got.report.text_column == "review" and got.report.undecodable_lines == 0
+    binary = tmp_path / "sheet.csv"
+    binary.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + bytes(range(256)) * 4)  # an .xlsx (a zip) renamed .csv
+    with pytest.raises(UserError, match=r"^`sheet.csv` is not a text file .*save your texts as CSV"):
+        read_texts(binary, SETTINGS)

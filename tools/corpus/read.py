@@ -34,6 +34,10 @@ NUMERIC_SHARE = 0.9
 RESERVED = ("id", "text")
 
 
+#: How many characters of a file are looked at for a NUL, which no text file holds.
+BINARY_PROBE = 8192
+
+
 def file_format(path: Path) -> str:
     """The format ``path``'s extension names, or a sentence listing the ones read."""
     found = FORMATS.get(path.suffix.lower())
@@ -64,12 +68,16 @@ def read_bytes(path: Path, settings: Settings) -> bytes:
 
 
 def decode_lines(data: bytes) -> tuple[str, int]:
-    """``data`` as text (a UTF-8 BOM dropped) and how many lines held bytes that are not UTF-8.
+    """``data`` as text (a UTF-8 BOM dropped; UTF-16 with its BOM, as spreadsheets save "Unicode text", read as
+    such) and how many lines held bytes that are not UTF-8.
 
     Each bad byte becomes U+FFFD; a line is counted once however many bad bytes it holds.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+        return text, sum("\ufffd" in line for line in text.splitlines())
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError:
@@ -214,6 +222,9 @@ def read_texts(path: Path | str, settings: Settings, column: str | None = None, 
         frame = _read_parquet(data, shown)
     else:
         text, bad_lines = decode_lines(data)
+        if "\x00" in text[:BINARY_PROBE]:
+            raise UserError(f"{code(shown, 40)} is not a text file (it holds binary bytes: a spreadsheet, an archive "
+                            "or an image under another name?); save your texts as CSV, TSV, JSONL, Parquet or TXT.")
         if fmt == "txt":
             frame = pd.DataFrame({"text": text.splitlines()})
             if column not in (None, "text"):
