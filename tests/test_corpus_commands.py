@@ -154,6 +154,31 @@ def test_a_quoted_file_name_with_a_space_loads_that_file_as_typed_and_as_asked(h
     assert asked.line == "corpus load my reviews.csv"
 
 
+def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused(hub, corpus_settings, tmp_path):
+    session = Session()
+    assert run(f"corpus load {write_reviews(tmp_path / 'reviews.csv')} --name reviews", session, hub,
+               corpus_settings).ok
+
+    def hits():
+        found = run("search late delivery --k 5", session, hub, corpus_settings)
+        assert found.ok
+        return found.result.table("hits").set_index("rank")["id"]
+
+    ids = hits()
+    why = run("why did the second hit match?", session, hub, corpus_settings)
+    assert why.ok and why.interpreted_as == f"why late delivery | #{ids[2]}", why.interpreted_as
+    hits()
+    close = run("how similar is the last result to the query?", session, hub, corpus_settings)
+    assert close.ok and close.interpreted_as == f"compare late delivery | #{ids[5]}"
+    hits()
+    past = run("why did the 9th hit match?", session, hub, corpus_settings)
+    assert not past.ok and "ranks 5 rows" in past.error and "ranks 1 to 5" in past.error
+    assert "Traceback" not in past.error
+    # without a ranking before it, the same words are no row (`compare` ranks nothing)
+    assert run("compare A cat. | A dog.", session, hub, corpus_settings).ok
+    assert "#" not in (run("why did the second hit match?", session, hub, corpus_settings).interpreted_as or "")
+
+
 def test_a_long_load_goes_on_in_the_background_and_the_conversation_stays_usable(hub, corpus_settings, tmp_path):
     data = write_reviews(tmp_path / "big.csv", 2000)
     quick = dataclasses.replace(corpus_settings, time_limit_s=0.5)
