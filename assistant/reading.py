@@ -16,7 +16,7 @@ from assistant.commands.registry import TABLE
 from assistant.commands.slots import ASKING, quoted_free, quoted_spans
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding import Understanding, another_model, is_question, spoken, understand
+from assistant.understanding import Understanding, another_model, is_question, ranks, spoken, understand
 from assistant.understanding.context import opens_like_follow_up
 from assistant.understanding.fill import REFERS_BACK, asking_words, only_filler
 from tools.core.config import Settings
@@ -43,7 +43,9 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     command's word is that command as typed, unless it reads as a sentence (see :func:`_as_sentence` for one the
     parser refuses): a parsed line without `|` or options that starts with another name of a command ("find texts
     about late delivery"), holds quotes inside words, or says its options in words, is read too, and the reading
-    runs when it keeps meaning. The parser's refusal is raised as it is otherwise."""
+    runs when it keeps meaning. The parser's refusal is raised as it is otherwise. Rows of the last reply's ranking
+    named by their rank are read as their ids first ("why did the first hit match?": ``#1536``)."""
+    line = ranks.by_id(line, session)
     if is_question(line, TABLE):
         understood = understand(line, session, hub, TABLE, settings)
         if understood.line is None:

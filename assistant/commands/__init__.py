@@ -8,8 +8,8 @@ toolkit's enums), ``registry`` (the registered commands in ``help``'s order and 
 texts), and the families: ``about`` (help,
 model, tokenize), ``similarity`` (compare, why, word, embed, static, neighbors), ``fillmask`` (mask),
 ``attention`` (attend, selfattn, syntax), ``projection`` (project, vocab), ``layers`` (probe, contextuality,
-cka, rollout, lens), ``benchmark``, ``corpus`` (corpus, search, clusters, duplicates, outliers), ``maps``
-(map) and ``conversation`` (again, history, export).
+cka, rollout, lens), ``benchmark``, ``corpus`` (corpus) and ``corpus_analysis`` (search, clusters, duplicates,
+outliers), ``maps`` (map) and ``conversation`` (again, history, export).
 
 May import: ``tools``, ``assistant.session``, ``assistant.versus``, ``assistant.parsing``,
 ``assistant.sharing``, ``assistant.corpora``, ``assistant.maps``; never ``assistant.app``,

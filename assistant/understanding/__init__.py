@@ -16,7 +16,7 @@
   ``beside``: the previous command on a second model ("compare that with bert-small");
   ``replaced``: one of the previous texts swapped for a new one;
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one"); ``ranks``: rows of the last
-  reply named by their rank ("the first hit": its id);
+  reply named by their rank ("the first hit": its id), which a line is read with (:mod:`assistant.reading`);
   ``helping``: questions about the conversation itself (`help` of the last command, of one named right after
   `help X`; the default model);
   ``facts``: :class:`Understanding`, what a question was read as.
@@ -49,7 +49,6 @@ from assistant.understanding import (
     fill,
     helping,
     named,
-    ranks,
     replaced,
     reset,
     router,
@@ -150,7 +149,6 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                         "there), for example `compare A cat sat. | A kitten sat.`.")
     rows = _routable(table)
     question = slots.ASIDE.sub("", question)  # ("quick q: similarity between tea and coffee?")
-    question = ranks.by_id(question, session)  # ("why did the first hit match?": `#1536`, the row ranked first)
     if not question.strip():
         return Understanding(message="Type a question or a command; for example:",
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
