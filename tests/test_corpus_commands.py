@@ -174,7 +174,7 @@ def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused
     past = run("why did the 9th hit match?", session, hub, corpus_settings)
     assert not past.ok and "ranks 5 rows" in past.error and "ranks 1 to 5" in past.error
     assert "Traceback" not in past.error
-    odd = run("outliers --top 3", session, hub, corpus_settings).result.table("outliers").set_index("rank")["id"]  # ranked too
+    odd = run("outliers --top 3", session, hub, corpus_settings).result.table("outliers").set_index("rank")["id"]
     why_odd = run("why is the third one an outlier?", session, hub, corpus_settings)
     assert why_odd.ok and why_odd.interpreted_as == f"search #{odd[3]}", why_odd.interpreted_as
     # without a ranking before it, the same words are no row (`compare` ranks nothing)
