@@ -43,18 +43,21 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     command's word is that command as typed, unless it reads as a sentence (see :func:`_as_sentence` for one the
     parser refuses): a parsed line without `|` or options that starts with another name of a command ("find texts
     about late delivery"), holds quotes inside words, or says its options in words, is read too, and the reading
-    runs when it keeps meaning. The parser's refusal is raised as it is otherwise. Rows of the last reply's ranking
-    named by their rank are read as their ids first ("why did the first hit match?": ``#1536``)."""
-    line = ranks.by_id(line, session)
+    runs when it keeps meaning. The parser's refusal is raised as it is otherwise. Where the line is read as words,
+    rows of the last reply's ranking named by their rank are their ids ("why did the first hit match?": ``#1536``);
+    a typed command's texts are taken as they are."""
+    def asked() -> str:  # (read when the line is read as words: a rank past the table is refused there only)
+        return ranks.by_id(line, session)
+
     if is_question(line, TABLE):
-        understood = understand(line, session, hub, TABLE, settings)
+        understood = understand(asked(), session, hub, TABLE, settings)
         if understood.line is None:
             return Reading(line.strip(), True, unclear=understood)
         return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
     try:
         inv = parse(line.strip(), TABLE, settings)
     except UserError as exc:
-        sentence = _as_sentence(line, session, hub, settings)
+        sentence = _as_sentence(asked(), session, hub, settings)
         if (fixed := _misspelt_sentence(line, exc.fixes, sentence, session, hub, settings)) is not None:
             return fixed  # "serch for broken zipper": `search broken zipper`, not a text "serch for broken zipper"
         if sentence is None:
@@ -75,7 +78,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     redo = plain and inv.verb == "again" and opens_like_follow_up(" ".join(inv.texts))  # "again with seed 9"
     if framed or back or named or led or (alias and quoted) or worded or redo:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
-        read = understand(line, session, hub, TABLE, settings,
+        read = understand(asked(), session, hub, TABLE, settings,
                           None if alias or framed or (back and not pointing) or quoted or redo else inv.verb,
                           insist=pointing)
         if read.line is not None and read.line != line.strip():

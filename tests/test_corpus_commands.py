@@ -177,6 +177,13 @@ def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused
     odd = run("outliers --top 3", session, hub, corpus_settings).result.table("outliers").set_index("rank")["id"]
     why_odd = run("why is the third one an outlier?", session, hub, corpus_settings)
     assert why_odd.ok and why_odd.interpreted_as == f"search #{odd[3]}", why_odd.interpreted_as
+    # a typed command's texts and a question's quoted texts are texts, whatever they say
+    hits()
+    typed = "compare The top one is red. | The 12th one is blue."
+    assert run(typed, session, hub, corpus_settings).interpreted_as == typed
+    hits()
+    quoted = run("how similar are 'the first one' and 'the second one'?", session, hub, corpus_settings)
+    assert quoted.interpreted_as == "compare the first one | the second one"
     # without a ranking before it, the same words are no row (`compare` ranks nothing)
     assert run("compare A cat. | A dog.", session, hub, corpus_settings).ok
     assert "#" not in (run("why did the second hit match?", session, hub, corpus_settings).interpreted_as or "")

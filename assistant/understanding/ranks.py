@@ -12,7 +12,7 @@ import re
 
 import pandas as pd
 
-from assistant.commands.slots import ROW_ID
+from assistant.commands.slots import ROW_ID, quoted_spans
 from assistant.session import Session
 from assistant.understanding.words import ORDINALS
 from tools.core.errors import UserError
@@ -35,7 +35,9 @@ def by_id(question: str, session: Session) -> str:
                    None) if result is not None else None
     if ranking is None or ranking.empty:
         return question
-    return _RANKED.sub(lambda said: _row(said, ranking), question)
+    quoted = quoted_spans(question)  # a quoted text is a text, whatever it says ("compare 'the top one' and ...")
+    return _RANKED.sub(lambda said: said.group(0) if any(a <= said.start() < b for a, b, _ in quoted)
+                       else _row(said, ranking), question)
 
 
 def _row(said: re.Match[str], ranking: pd.DataFrame) -> str:
