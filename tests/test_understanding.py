@@ -136,6 +136,18 @@ def test_the_learnt_sets_are_read_right(hub, name):
     assert got.verb_rate >= verb and got.full_rate >= full, got.misses
 
 
+def test_a_suggestion_known_to_be_refused_on_this_model_is_not_offered(hub, monkeypatch):
+    from tools.models.mlm_head import masked_lm_head
+
+    question = "how does the meaning of 'bank' change across layers?"  # `lens` is among its likeliest readings
+    assert not masked_lm_head(hub.get("minilm")).usable  # now known: minilm has no masked-LM head for `lens`
+    offered = understand(question, Session(), hub, TABLE, hub.settings).suggestions
+    assert len(offered) >= 2 and not any(line.startswith("lens ") for line in offered), offered
+    monkeypatch.setattr(type(TABLE["lens"]), "offered", lambda self, ctx: True)  # as before: every likely row
+    assert any(line.startswith("lens ") for line in understand(question, Session(), hub, TABLE,
+                                                               hub.settings).suggestions)
+
+
 def test_a_question_read_as_the_reading_that_takes_the_texts_it_points_at_says_which_it_passed_over(hub):
     session = Session()
     session.remember("compare Lamps glow. | Candles flicker.", Result("compare", ""))

@@ -167,6 +167,11 @@ class Command(Generic[P, F]):
 
     # --- what the router reads ----------------------------------------------------------------
 
+    def offered(self, ctx: Context) -> bool:
+        """Whether a question's suggestions may offer this command here: False only where it is known already that
+        it would be refused (a masked-LM head known to be missing); nothing is loaded to find out."""
+        return True
+
     def fit(self, slots: Slots) -> float:
         """How well a question's texts suit this command, beyond its phrasings (a small bonus, 0 by default)."""
         return 0.0

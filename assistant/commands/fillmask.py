@@ -14,6 +14,7 @@ from assistant.commands.slots import Slots
 from tools.core.results import Result
 from tools.inspection import mask_why, masking, replies
 from tools.inspection.facts import FillReasons
+from tools.models.mlm_head import loaded_head
 
 ORDER = 30
 #: What a blank in a question (``[MASK]``, ``___``) adds to this command's score.
@@ -62,6 +63,12 @@ class Mask(Command[Any, Any]):
 
     def reply(self, facts: Any) -> Result:
         return replies.mask_why(facts) if isinstance(facts, FillReasons) else replies.mask(facts)
+
+    def offered(self, ctx: Context) -> bool:
+        """Not where the model's head is known to be missing and the fallback masked-LM model known not to load."""
+        head = loaded_head(ctx.model())
+        fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model
+        return head is None or head.usable or ctx.hub.known(fallback) is not False
 
     def fit(self, slots: Slots) -> float:
         if slots.has_mask:

@@ -19,6 +19,7 @@ from tools.core.text import code
 from tools.layers import cka, contextuality, lens, probe, replies, replies_maps, rollout
 from tools.layers.facts import CkaEstimator, ProbeTask, RolloutMethod
 from tools.layers.inputs import Pool, corpus_pool
+from tools.models.mlm_head import loaded_head
 
 ORDER = 55
 #: After `lens`, a question for the model's own answer alone ("just the final predictions", "the final top 10").
@@ -271,6 +272,11 @@ class Lens(Command[Any, Any]):
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         return lens.logit_lens(ctx.model(), texts, top=p.top)
+
+    def offered(self, ctx: Context) -> bool:
+        """Not on a model whose masked-LM head is known to be missing (it reads the model's own head only)."""
+        head = loaded_head(ctx.model())
+        return head is None or head.usable
 
     def reply(self, facts: Any) -> Result:
         return replies_maps.lens(facts)

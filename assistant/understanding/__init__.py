@@ -39,7 +39,7 @@ import threading
 from collections.abc import Callable, Mapping
 
 from assistant.commands import slots
-from assistant.commands.base import Command, Invocation
+from assistant.commands.base import Command, Context, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
@@ -177,6 +177,11 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return alone
     lm = router.routing_model(hub, session.model or settings.model)
     routing = router.route(lm, question, rows, settings.router_path)
+    here = Context(session, hub, settings)
+
+    def offered(command: Command) -> bool:  # a suggestion known to be refused here is not offered
+        return command.offered(here)
+
     close = any(r.spec.name == typed and (insist or routing.best.score - r.score <= RUNNER_UP) for r in routing.ranked)
     typed = typed if close else None  # the command the line starts with, when its reading is close behind
     opening = routing.best.score < router.MIN_OPENING and not (  # an off-topic question: first, or one that neither
@@ -187,7 +192,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return Understanding(message=f"I could not match {code(question, 60)} to anything the assistant does (it "
                              "answers questions about the embeddings of texts you give it); pick one of these "
                              "command lines, or write the texts in quotes.",
-                             suggestions=_suggest(question, routing, table))
+                             suggestions=_suggest(question, routing, table, offered))
     last, before = _referred(question, session, table, settings, routing)
     spec = (table[typed] if typed is not None else _word_first(question, routing, before, _with_texts(
         question, routing, before)) if before is not None and before.texts else routing.best.spec)
@@ -208,12 +213,12 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         runner = _without_texts(question, routing, table, before)  # "compare every layer with every other": `cka`
         if runner is not None:
             return runner
-        return Understanding(message=str(exc), suggestions=_suggest(question, routing, table, previous_for))
+        return Understanding(message=str(exc), suggestions=_suggest(question, routing, table, offered, previous_for))
     # a close call runs the best reading and offers the runner-up one click away
     if typed is not None:
         return Understanding(line=line, because=f"it starts with `{typed}`")
     # (another row than the one that ran, on the texts the question refers to)
-    other = () if routing.clear else _suggest(question, routing, table, previous_for, leaving=spec, most=1)
+    other = () if routing.clear else _suggest(question, routing, table, offered, previous_for, leaving=spec, most=1)
     return Understanding(line=line, suggestions=other, because=router.because(routing, spec))
 
 
@@ -335,13 +340,14 @@ def _with_texts(question: str, routing: router.Routing, before: Invocation) -> C
                  and best.score - r.score <= near), best.spec)  # text pointed at: "links for those?" is no `search`)
 
 
-def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command],
+def _suggest(question: str, routing: router.Routing, table: Mapping[str, Command], offered: Callable[[Command], bool],
              previous_for: Callable[[Command], list[str]] = lambda command: [], leaving: Command | None = None,
              most: int = SUGGESTIONS) -> tuple[str, ...]:
-    """The likeliest rows' lines (at most ``most``; ``leaving`` out), each filled with the question's texts or the
-    previous ones it refers to (``previous_for``) where they fit, else the row's example."""
+    """The likeliest rows' lines (at most ``most``; ``leaving`` out, and any row not ``offered`` here), each filled
+    with the question's texts or the previous ones it refers to (``previous_for``) where they fit, else the row's
+    example."""
     lines = []
-    for ranked in [r for r in routing.ranked[:SUGGESTIONS] if r.spec is not leaving][:most]:
+    for ranked in [r for r in routing.ranked[:SUGGESTIONS] if r.spec is not leaving and offered(r.spec)][:most]:
         try:
             lines.append(fill.line_for(ranked.spec, question, table, previous_for(ranked.spec)))
         except UserError:

@@ -240,6 +240,11 @@ class ModelHub:
                 self._can_load[name] = known
         return known
 
+    def known(self, name: str) -> bool | None:
+        """Whether ``name`` loads here, as :meth:`can_load` found it; None when nobody has asked yet."""
+        with self._guard:
+            return self._can_load.get(name)
+
     def loaded(self) -> list[LoadedModel]:
         """The models loaded so far."""
         with self._guard:

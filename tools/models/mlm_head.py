@@ -63,6 +63,11 @@ def _build_head(lm: LoadedModel) -> MaskedLMHead:
     return MaskedLMHead(network, ())
 
 
+def loaded_head(lm: LoadedModel) -> MaskedLMHead | None:
+    """The model's masked-LM head when :func:`masked_lm_head` has loaded it already, else None (nothing is loaded)."""
+    return lm.state.mlm_head
+
+
 def masked_lm_head(lm: LoadedModel) -> MaskedLMHead:
     """The model's masked-LM head, loaded on first use and kept in the model's state."""
     with lm.lock:
