@@ -191,7 +191,7 @@ def _check_texts(spec: Command, texts: list[str], settings: Settings) -> list[st
                         f"{', '.join(actions)}, like {code(spec.examples[min(1, len(spec.examples) - 1)], 60)}.")
     if len(texts) < least:
         need = spec.texts_hint or f"{least} text{'s' if least > 1 else ''}"
-        raise UserError(f"`{spec.name}` needs {need}: {spec.usage}, for example {spec.example}.")
+        raise UserError(f"`{spec.name}` needs {need}: {spec.usage}, {spec.for_example}")
     if len(texts) > most:
         if spec.texts.most is None:
             raise UserError(

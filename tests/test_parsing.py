@@ -66,7 +66,9 @@ def test_verb_alone_names_what_is_missing_with_an_example():
     assert "for example" in message
     # the example is a whole line that works, not one cut short (compare's first has 144 characters)
     example = TABLE["compare"].examples[0]
-    assert f"for example `{example}`." in message and len(example) > 90
+    assert message.endswith(f"for example `{example}`.") and len(example) > 90
+    tokenize = TABLE["tokenize"].examples[0]
+    assert tokenize.endswith(".") and error("tokenize").endswith(f"for example `{tokenize}`")  # one full stop
 
 
 def test_unknown_verb_suggests_close_verbs():

@@ -211,10 +211,11 @@ class Command(Generic[P, F]):
         return self.texts.hint
 
     @property
-    def example(self) -> str:
-        """Its first example as an inline code span, whole (a refusal shows it as a line that works: a cut one
-        would not)."""
-        return code(self.examples[0], EXAMPLE_WIDTH) if self.examples else code(self.usage, EXAMPLE_WIDTH)
+    def for_example(self) -> str:
+        """"for example `LINE`." with its first example whole (a refusal shows it as a line that works: a cut one
+        would not), the sentence's full stop left out after a line that ends in one."""
+        line = self.examples[0] if self.examples else self.usage
+        return f"for example {code(line, EXAMPLE_WIDTH)}" + ("" if line.rstrip().endswith((".", "?", "!")) else ".")
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)

@@ -287,5 +287,5 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         found = (f"found {len(texts)} text{'s' if len(texts) != 1 else ''}" if texts else "found no text to work on")
         raise MissingTexts(
             f"I read this as {code(spec.name, 20)} but {found}; it needs {need}: put each text in quotes, "
-            f"for example {spec.example}.")
+            f"{spec.for_example}")
     return build(spec, texts, options)
