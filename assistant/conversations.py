@@ -187,7 +187,7 @@ class Conversations:
             if size > self.max_bytes // 2:
                 paths, meta = [], {"too_large": size}
             for path in paths:
-                shutil.copyfile(path, fresh / Path(path).name)
+                _link(Path(path), fresh / Path(path).name)
             _write(fresh / ORDER, json.dumps({"files": [Path(p).name for p in paths], "meta": meta}).encode("utf-8"))
             shutil.rmtree(folder / DOWNLOADS, ignore_errors=True)
             os.replace(fresh, folder / DOWNLOADS)
@@ -262,6 +262,15 @@ class Conversations:
             total -= sizes[dropped]
             dropped += 1
         return dropped
+
+
+def _link(source: Path, target: Path) -> None:
+    """``target`` as a second name of ``source``'s bytes where both lie on one file system (every reply keeps its
+    downloads: no copy of a large map's files each time), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _size(folder: Path) -> int:

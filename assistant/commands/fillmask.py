@@ -55,8 +55,13 @@ class Mask(Command[Any, Any]):
         why: bool = param("also show which input tokens drove each mask's top fill (integrated gradients on its "
                           "logit)", False)
 
+    @staticmethod
+    def fallback(ctx: Context) -> str:
+        """The masked-LM model used when the conversation's model has no head: the page's pick, else the setting."""
+        return getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model
+
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
-        fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model  # the page's pick, if any
+        fallback = self.fallback(ctx)
         if p.why:
             return mask_why.explanation(ctx.model(), texts, p.top, p.model, fallback, ctx.hub)
         return masking.filling(ctx.model(), texts, p.top, p.model, fallback, ctx.hub)
@@ -67,8 +72,7 @@ class Mask(Command[Any, Any]):
     def offered(self, ctx: Context) -> bool:
         """Not where the model's head is known to be missing and the fallback masked-LM model known not to load."""
         head = loaded_head(ctx.model())
-        fallback = getattr(ctx.session, "mlm_model", "") or ctx.settings.mlm_model
-        return head is None or head.usable or ctx.hub.known(fallback) is not False
+        return head is None or head.usable or ctx.hub.known(self.fallback(ctx)) is not False
 
     def fit(self, slots: Slots) -> float:
         if slots.has_mask:
