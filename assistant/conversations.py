@@ -186,6 +186,7 @@ class Conversations:
             size = sum(os.path.getsize(p) for p in paths)
             if size > self.max_bytes // 2:
                 paths, meta = [], {"too_large": size}
+            paths = list(dict.fromkeys(paths))
             for path in paths:
                 _link(Path(path), fresh / Path(path).name)
             _write(fresh / ORDER, json.dumps({"files": [Path(p).name for p in paths], "meta": meta}).encode("utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -90,6 +91,16 @@ def test_terminal_text_shows_tables():
     out = terminal_text(Reply("x", result=sample_result()))
     assert "[rows]" in out and "row 5" in out and "warning: one warning" in out
     assert terminal_text(Reply("x", error="Nope.")) == "error: Nope."
+
+
+def test_an_artifact_named_as_the_replys_json_is_written_beside_it_not_over_it():
+    result = dataclasses.replace(sample_result(), artifacts=[Artifact("x.json", b'{"summary": 1}', "application/json")])
+    result = dataclasses.replace(result, command="x")
+    paths = [Path(p) for p in write_downloads(result, Session().downloads_dir(fresh=True))]
+    names = [p.name for p in paths]
+    assert len(names) == len(set(names)) and "x.json" in names and "x-2.json" in names
+    assert json.loads((paths[0].parent / "x.json").read_text())["command"] == "x"  # the reply's own JSON
+    assert json.loads((paths[0].parent / "x-2.json").read_text()) == {"summary": 1}
 
 
 def test_a_table_wider_than_the_terminal_is_wrapped_and_keeps_every_word():

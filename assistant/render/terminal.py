@@ -76,7 +76,17 @@ def write_downloads(result: Result, folder: Path | str) -> list[str]:
     path.write_text(json.dumps(result.to_json(), indent=1))
     paths.append(str(path))
     for artifact in result.artifacts:
-        path = folder / Path(artifact.filename).name
+        path = _free(folder / Path(artifact.filename).name, paths)
         path.write_bytes(artifact.data)
         paths.append(str(path))
     return paths
+
+
+def _free(path: Path, taken: list[str]) -> Path:
+    """``path``, or ``name-2.ext``, ``name-3.ext``... when a file of this reply has that name already (an artifact
+    called as the reply's JSON would have overwritten it, and been listed twice)."""
+    free, n = path, 1
+    while str(free) in taken:
+        n += 1
+        free = path.with_name(f"{path.stem}-{n}{path.suffix}")
+    return free
