@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import threading
 import time
@@ -31,8 +30,6 @@ from tools.core.text import code
 from tools.corpus.folder import Corpus
 from tools.corpus.store import CorpusStore, Limits
 
-#: A text that names a corpus row by the id its tables show: ``#12``.
-ROW = re.compile(r"^#(\d+)$")
 #: The sub-folder of the corpus folder that holds each conversation's own corpora on a shared server.
 CONVERSATIONS = "conversations"
 
@@ -81,21 +78,11 @@ def in_use(settings: Settings, conversation: str, chosen: str, named: str | None
 
 def rows_as_texts(corpus: Corpus, texts: list[str]) -> list[str]:
     """``texts`` with every ``#N`` replaced by row N's text (ids as the corpus tables show them)."""
-    if not any(ROW.match(t.strip()) for t in texts):
+    named = [corpus.named_row(t) for t in texts]
+    if all(n is None for n in named):
         return texts
     rows = corpus.texts()
-    out = []
-    for text in texts:
-        match = ROW.match(text.strip())
-        if match is None:
-            out.append(text)
-            continue
-        number = int(match.group(1))
-        if number >= len(rows):
-            raise UserError(f"Corpus {code(corpus.name, 30)} has rows #0 to #{len(rows) - 1}; there is no "
-                            f"{code(text.strip(), 20)}.")
-        out.append(rows[number])
-    return out
+    return [text if n is None else rows[n] for text, n in zip(texts, named)]
 
 
 def forget(settings: Settings, conversation: str) -> None:

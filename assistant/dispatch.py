@@ -37,6 +37,7 @@ from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.results import Chart, Result, error_json
 from tools.core.timing import stamped
+from tools.corpus.folder import ROW
 from tools.models.hub import ModelHub
 
 log = logging.getLogger("assistant")
@@ -142,7 +143,7 @@ def execute(
 
 def with_corpus_rows(ctx: Context, inv: Any) -> Any:
     """``#12`` in a command's texts is row 12 of the corpus in use (``compare #12 | #40``)."""
-    if not any(t.strip().startswith("#") and t.strip()[1:].isdigit() for t in inv.texts):
+    if not TABLE[inv.verb].rows_as_texts or not any(ROW.match(t.strip()) for t in inv.texts):
         return inv
     corpus = in_use(ctx.settings, ctx.session.key, ctx.session.corpus, inv.options.get("corpus"))
     return dataclasses.replace(inv, texts=rows_as_texts(corpus, inv.texts))

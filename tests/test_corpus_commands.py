@@ -65,6 +65,17 @@ def test_load_then_search_cluster_duplicates_outliers_and_rows_in_other_commands
     frame = hits.result.table("hits")
     assert len(frame) == 5 and list(frame["score"]) == sorted(frame["score"], reverse=True)
     assert (frame["topic"] == "delivery").sum() >= 4  # metadata travels with the hits
+    near = run("search #0 --k 5", session, hub, corpus_settings)  # a row's neighbours: never the row itself
+    assert near.ok, near.error
+    neighbours = near.result.table("hits")
+    assert 0 not in set(neighbours["id"]) and len(neighbours) == 5 and "row itself left out" in near.result.text
+    said = run("search My parcel arrived 2 days late (order 0) --k 6", session, hub, corpus_settings)
+    typed = said.result.table("hits")  # the row's text typed: the same row first, then the same neighbours
+    assert typed["id"].iloc[0] == 0 and typed["score"].iloc[0] == pytest.approx(1.0, abs=1e-5)
+    assert list(typed["id"].iloc[1:]) == list(neighbours["id"])
+    assert list(typed["score"].iloc[1:]) == pytest.approx(list(neighbours["score"]), abs=1e-5)
+    past = run("search #500", session, hub, corpus_settings)
+    assert not past.ok and "rows #0 to #119" in past.error
     many = run("search package was lost --k 80", session, hub, corpus_settings)  # more hits than the chart's bars
     assert many.ok, many.error
     assert len(many.result.table("hits")) == 80 and len(many.result.charts) == 1

@@ -145,6 +145,9 @@ class Command(Generic[P, F]):
     #: For a command that takes no texts, the one that does the same on texts: a question that points at the
     #: previous texts runs it ("plot those on a map" after a `compare` is `project`, not the corpus's `map`).
     on_texts: ClassVar[str] = ""
+    #: Whether a text ``#N`` reaches :meth:`compute` as corpus row N's text (False: as ``#N``, for a command that
+    #: reads the row itself, as `search` takes the row's stored vector and leaves the row out of its hits).
+    rows_as_texts: ClassVar[bool] = True
     Params: ClassVar[type] = NoParams
 
     def compute(self, ctx: Context, texts: list[str], params: P) -> F:

@@ -43,9 +43,10 @@ def _model_for(ctx: Context, corpus: Corpus) -> Any:
 @register
 class Search(Command[Any, Any]):
     name, aliases = "search", ("find",)
-    summary = "the texts of your corpus closest to a query, best first, with their scores and metadata"
+    summary = "the texts of your corpus closest to a query (or to row #N), best first, with their scores and metadata"
     texts = Texts(1, 1, "a query", "QUERY")
     examples = ("search late delivery", "search refund not received --k 20 --corpus reviews")
+    rows_as_texts = False  # `search #17`: that row's neighbours, by its stored vector
     phrasings = (
         "find texts about \"A\" in my file",
         "search my corpus for \"A\"",

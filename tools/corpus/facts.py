@@ -145,6 +145,8 @@ class SearchHits:
             corpus's metadata columns; best first within each query.
         index_kind: ``exact`` or ``hnsw``.
         among: rows searched when the search was limited to a selection (0: every row).
+        query_texts: the text each query stands for: a row's own text for a query ``#N`` (whose hits leave that row
+            out), the query itself otherwise.
     """
 
     corpus: CorpusInfo
@@ -155,6 +157,7 @@ class SearchHits:
     hits: pd.DataFrame
     index_kind: str
     among: int = 0
+    query_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -49,6 +50,9 @@ NORMALISE_ROWS = 8192
 #: 2: chunks follow the rows sorted by text length; 1: chunks follow file order (still resumed that way).
 FORMAT_VERSION = 2
 _LOCK = threading.RLock()  # manifest updates of one process; chunks come back from engines one at a time
+
+#: A text that names a corpus row by the id its tables show: ``#12``.
+ROW = re.compile(r"^#(\d+)$")
 
 
 @dataclass
@@ -108,6 +112,17 @@ class Corpus:
 
     def texts(self) -> list[str]:
         return self.rows()["text"].tolist()
+
+    def named_row(self, text: str) -> int | None:
+        """The row ``text`` names as ``#N`` (None: a text of its own); a row past the corpus is refused."""
+        match = ROW.match(text.strip())
+        if match is None:
+            return None
+        number = int(match.group(1))
+        if number >= self.manifest.rows:
+            raise UserError(f"Corpus {code(self.name, 30)} has rows #0 to #{self.manifest.rows - 1}; there is no "
+                            f"{code(text.strip(), 20)}.")
+        return number
 
     def keep_selection(self, owner: str, ids: np.ndarray) -> None:
         """Keep ``owner``'s selection of rows on disk (an empty one forgets it): a reload or a restart finds it."""

@@ -142,9 +142,12 @@ def search(h: SearchHits) -> Result:
     best = first.iloc[0]
     where = "exact search" if h.index_kind == "exact" else "the HNSW index"
     over = f"{h.corpus.rows:,} rows" if not h.among else f"the {h.among:,} selected rows (of {h.corpus.rows:,})"
-    text = (f"Closest to {code(h.queries[0], 60)} in **{md(h.corpus.name)}**: #{int(best['id'])} "
+    said = h.query_texts[0] if h.query_texts else h.queries[0]
+    query = code(h.queries[0], 60) if said == h.queries[0] else f"{h.queries[0]} {code(said, 60)}"
+    text = (f"Closest to {query} in **{md(h.corpus.name)}**: #{int(best['id'])} "
             f"{code(best['text'], 80)} (cosine {best['score']:.4f}); {len(first)} hits by {where} over "
-            f"{over}, the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}.")
+            f"{over}, " + (f"the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}."
+                           if said == h.queries[0] else "the row's own stored vector, the row itself left out."))
     if len(h.queries) > 1:
         text += f" {len(h.queries)} queries; every hit is in the table."
     follow = tuple(f"why {q} | #{int(i)}" for q, i in zip(frame["query"], frame["id"]))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from tools.core.errors import UserError
+from tools.core.text import code
 from tools.corpus.facts import SearchHits
 from tools.corpus.folder import Corpus
 from tools.encoding.pooling import Pooling, sentence_vectors
@@ -17,14 +18,23 @@ from tools.models.hub import LoadedModel
 MAX_K = 1000
 
 
-def query_vectors(lm: LoadedModel, corpus: Corpus, queries: Sequence[str]) -> np.ndarray:
-    """Unit-length vectors of ``queries``, made as the corpus's own were (same model, same pooling)."""
+def query_vectors(lm: LoadedModel, corpus: Corpus, queries: Sequence[str],
+                  rows: Sequence[int | None] | None = None) -> np.ndarray:
+    """Unit-length vectors of ``queries``, made as the corpus's own were (same model, same pooling); a query that
+    names a corpus row (``rows``, from :meth:`Corpus.named_row`) is that row's stored vector."""
     if lm.name != corpus.manifest.model:
         raise UserError(f"Corpus `{corpus.name}` was encoded with {corpus.manifest.model}, not {lm.name}; search it "
                         f"with `--model {corpus.manifest.model}` (a query must be encoded as its rows were).")
-    vectors, _ = sentence_vectors(lm, list(queries), Pooling(corpus.manifest.pooling))
-    unit = vectors.double().numpy()
-    unit /= np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+    rows = list(rows) if rows is not None else [None] * len(queries)
+    unit = np.zeros((len(queries), corpus.manifest.dims), dtype=np.float64)
+    typed = [i for i, row in enumerate(rows) if row is None]
+    if typed:
+        vectors, _ = sentence_vectors(lm, [queries[i] for i in typed], Pooling(corpus.manifest.pooling))
+        unit[typed] = vectors.double().numpy()
+        unit[typed] /= np.maximum(np.linalg.norm(unit[typed], axis=1, keepdims=True), 1e-12)
+    stored = {i: row for i, row in enumerate(rows) if row is not None}
+    if stored:
+        unit[list(stored)] = np.asarray(corpus.unit_vectors()[list(stored.values())], dtype=np.float64)
     return unit.astype(np.float32)
 
 
@@ -45,27 +55,37 @@ def among_rows(corpus: Corpus, vectors: np.ndarray, among: np.ndarray, k: int) -
 def search(lm: LoadedModel, corpus: Corpus, queries: Sequence[str], k: int = 10,
            among: np.ndarray | None = None) -> SearchHits:
     """The ``k`` rows closest to each query by cosine, best first, with their metadata (``among``: only these
-    row ids, searched exactly)."""
-    queries = [q for q in queries if q.strip()]
+    row ids, searched exactly). A query ``#N`` is row N: its stored vector, and its hits are its neighbours (the row
+    itself left out)."""
+    queries = [q.strip() for q in queries if q.strip()]
     if not queries:
         raise UserError("`search` needs a query, like `search a cat on a mat`.")
     if not 1 <= k <= MAX_K:
         raise UserError(f"--k must be between 1 and {MAX_K}, not {k}.")
+    named = [corpus.named_row(q) for q in queries]
+    wanted = k + (any(n is not None for n in named))  # one more, for the row itself
+    vectors = query_vectors(lm, corpus, queries, named)
     index = corpus.index()
     if among is None:
-        ids, scores = index.search(query_vectors(lm, corpus, queries), k)
+        ids, scores = index.search(vectors, wanted)
     else:
-        ids, scores = among_rows(corpus, query_vectors(lm, corpus, queries), among, k)
+        ids, scores = among_rows(corpus, vectors, among, wanted)
     rows = corpus.rows()
     parts = []
     for q, (row_ids, row_scores) in enumerate(zip(ids, scores)):
-        found = row_ids >= 0
+        found = np.flatnonzero((row_ids >= 0) & (row_ids != (-1 if named[q] is None else named[q])))[:k]
         hit = rows.iloc[row_ids[found]].reset_index(drop=True)
         hit.insert(0, "score", row_scores[found].astype(float))
-        hit.insert(0, "rank", np.arange(1, int(found.sum()) + 1))
+        hit.insert(0, "rank", np.arange(1, len(found) + 1))
         hit.insert(0, "query", queries[q])
         parts.append(hit)
+    if parts[0].empty and named[0] is not None:
+        raise UserError(f"Corpus {code(corpus.name, 30)} has no row besides {queries[0]}"
+                        + (" in the selection" if among is not None else "") + " to be near it.")
     frame = pd.concat(parts, ignore_index=True)
     frame = frame[["query", "rank", "id", "score", "text", *[c for c in rows.columns if c not in ("id", "text")]]]
+    texts = corpus.texts() if any(n is not None for n in named) else []
+    said = tuple(q if n is None else texts[n] for q, n in zip(queries, named))
     return SearchHits(corpus.info(), lm.name, corpus.manifest.pooling, tuple(queries), k, frame,
-                      index.kind_for_search() if among is None else "exact", among=0 if among is None else len(among))
+                      index.kind_for_search() if among is None else "exact", among=0 if among is None else len(among),
+                      query_texts=said)
