@@ -93,6 +93,17 @@ def test_terminal_text_shows_tables():
     assert terminal_text(Reply("x", error="Nope.")) == "error: Nope."
 
 
+def test_the_terminal_shows_a_replys_words_without_markdown_but_keeps_code_literal():
+    name = "my-notes & co_2 *draft*"
+    line = "x --name my\\-y `z`"
+    result = dataclasses.replace(sample_result(), text=f"Loaded **{md(name)}** from {code(line)}.",
+                                 warnings=[f"Column {md('a_b')} is empty."])
+    out = terminal_text(Reply("x", result=result))
+    assert f"Loaded {name} from {code(line)}." in out  # as the page's markdown shows it, the code span as typed
+    assert "warning: Column a_b is empty." in out
+    assert terminal_text(Reply("x", error=f"No corpus {md('my-notes')}.")) == "error: No corpus my-notes."
+
+
 def test_an_artifact_named_as_the_replys_json_is_written_beside_it_not_over_it():
     result = dataclasses.replace(sample_result(), artifacts=[Artifact("x.json", b'{"summary": 1}', "application/json")])
     result = dataclasses.replace(result, command="x")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -11,6 +13,10 @@ import pandas as pd
 
 from assistant.dispatch import Reply
 from tools.core.results import Result, csv_text
+
+#: What a reply's markdown marks: an escaped character, an inline code span (its fence one backtick more than the
+#: longest run it holds, its text literal), bold.
+_MARKED = re.compile(r"\\([\\`*_{}\[\]()#+!|~>-])|(`+).+?\2|\*\*", re.S)
 
 
 def terminal_text(reply: Reply, max_rows: int = 40, width: int | None = None) -> str:
@@ -21,10 +27,10 @@ def terminal_text(reply: Reply, max_rows: int = 40, width: int | None = None) ->
     read_as = [f"read as: {reply.interpreted_as}{because}"] if reply.routed and reply.interpreted_as else []
     offered = [f"  try: {line}" for line in reply.suggestions]
     if reply.result is None:
-        return "\n".join([*read_as, f"error: {reply.error}", *offered])
+        return "\n".join([*read_as, f"error: {plain(reply.error)}", *offered])
     r = reply.result
-    lines = [*read_as, r.text]
-    lines += [f"warning: {w}" for w in r.warnings]
+    lines = [*read_as, plain(r.text)]
+    lines += [f"warning: {plain(w)}" for w in r.warnings]
     for t in r.tables:
         lines += ["", f"[{t.name}]", table_text(t.frame.head(max_rows), width)]
         if len(t.frame) > max_rows:
@@ -33,6 +39,18 @@ def terminal_text(reply: Reply, max_rows: int = 40, width: int | None = None) ->
         lines.append(f"[chart: {c.name}] (use --json for its Vega-Lite spec)")
     lines.append(f"({r.command} · {r.model or 'no model'} · {r.elapsed_ms:,.0f} ms)")
     return "\n".join(lines)
+
+
+def plain(markdown: str) -> str:
+    """A reply's markdown as a terminal shows it: no bold stars, no escapes, no HTML entities (``my\\-notes`` is
+    ``my-notes``); code spans stay as they are, backticks and all, since their text is literal already."""
+    out, at = [], 0
+    for m in _MARKED.finditer(markdown):
+        out.append(html.unescape(markdown[at:m.start()]))
+        out.append(m.group(1) or (m.group(0) if m.group(2) else ""))
+        at = m.end()
+    out.append(html.unescape(markdown[at:]))
+    return "".join(out)
 
 
 def table_text(frame: pd.DataFrame, width: int) -> str:
