@@ -22,6 +22,18 @@ def test_minilm_is_refused_with_the_reason_and_no_predictions(lm):
     assert "masked-LM head" in message and "random" in message and "minilm" in message
 
 
+def test_a_missing_head_is_known_from_the_checkpoints_weight_names_before_any_head_is_loaded(tiny_mlm_hub):
+    from tools.core.config import Settings
+    from tools.models.hub import ModelHub
+    from tools.models.mlm_head import head_known_missing, loaded_head, masked_lm_head
+
+    minilm = ModelHub(Settings()).get("minilm")  # a hub of its own: no head loaded by another test
+    assert loaded_head(minilm) is None and head_known_missing(minilm)  # so `lens` is not suggested on it
+    assert not masked_lm_head(minilm).usable  # as loading it finds
+    tiny = ModelHub(tiny_mlm_hub.settings).get("tiny-mlm")  # saved by BertForMaskedLM: `cls.predictions` weights
+    assert loaded_head(tiny) is None and not head_known_missing(tiny)
+
+
 def direct(folder_lm, text):
     """The network's own logits and hidden states, straight from transformers."""
     from transformers import AutoModelForMaskedLM

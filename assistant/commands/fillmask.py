@@ -14,7 +14,7 @@ from assistant.commands.slots import Slots
 from tools.core.results import Result
 from tools.inspection import mask_why, masking, replies
 from tools.inspection.facts import FillReasons
-from tools.models.mlm_head import loaded_head
+from tools.models.mlm_head import head_known_missing
 
 ORDER = 30
 #: What a blank in a question (``[MASK]``, ``___``) adds to this command's score.
@@ -71,8 +71,7 @@ class Mask(Command[Any, Any]):
 
     def offered(self, ctx: Context) -> bool:
         """Not where the model's head is known to be missing and the fallback masked-LM model known not to load."""
-        head = loaded_head(ctx.model())
-        return head is None or head.usable or ctx.hub.known(self.fallback(ctx)) is not False
+        return not head_known_missing(ctx.model()) or ctx.hub.known(self.fallback(ctx)) is not False
 
     def fit(self, slots: Slots) -> float:
         if slots.has_mask:

@@ -19,7 +19,7 @@ from tools.core.text import code
 from tools.layers import cka, contextuality, lens, probe, replies, replies_maps, rollout
 from tools.layers.facts import CkaEstimator, ProbeTask, RolloutMethod
 from tools.layers.inputs import Pool, corpus_pool
-from tools.models.mlm_head import loaded_head
+from tools.models.mlm_head import head_known_missing
 
 ORDER = 55
 #: After `lens`, a question for the model's own answer alone ("just the final predictions", "the final top 10").
@@ -275,8 +275,7 @@ class Lens(Command[Any, Any]):
 
     def offered(self, ctx: Context) -> bool:
         """Not on a model whose masked-LM head is known to be missing (it reads the model's own head only)."""
-        head = loaded_head(ctx.model())
-        return head is None or head.usable
+        return not head_known_missing(ctx.model())
 
     def reply(self, facts: Any) -> Result:
         return replies_maps.lens(facts)

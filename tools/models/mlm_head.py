@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
@@ -33,13 +34,22 @@ def _is_head_key(key: str, base_prefix: str) -> bool:
             or not key.startswith(f"{base_prefix}."))
 
 
+#: Words in the names of masked-LM head weights (BERT's `cls.predictions`, RoBERTa's `lm_head`, ALBERT's and ELECTRA's
+#: `predictions`, DistilBERT's `vocab_transform` and `vocab_projector`).
+HEAD_WORDS = ("cls.predictions", "lm_head", "predictions.", "vocab_transform", "vocab_projector")
+
+
+def _location(lm: LoadedModel) -> str:
+    """The folder the hub loaded ``lm`` from (a hub model: its cached folder, which the hub records in the config)."""
+    return lm.source.location if lm.source.kind != "hub" else (lm.config.name_or_path or lm.source.location)
+
+
 def _build_head(lm: LoadedModel) -> MaskedLMHead:
     """Load ``AutoModelForMaskedLM`` from the folder the hub loaded ``lm`` from; refuse random heads."""
     from transformers import AutoModelForMaskedLM
     from transformers.utils import logging as transformers_logging
 
-    # The hub loads hub models from their cached folder and records it in the config.
-    location = lm.source.location if lm.source.kind != "hub" else (lm.config.name_or_path or lm.source.location)
+    location = _location(lm)
     was = transformers_logging.get_verbosity()
     transformers_logging.set_verbosity_error()  # its load report would fill the terminal; `missing` says it all
     try:
@@ -66,6 +76,25 @@ def _build_head(lm: LoadedModel) -> MaskedLMHead:
 def loaded_head(lm: LoadedModel) -> MaskedLMHead | None:
     """The model's masked-LM head when :func:`masked_lm_head` has loaded it already, else None (nothing is loaded)."""
     return lm.state.mlm_head
+
+
+def head_known_missing(lm: LoadedModel) -> bool:
+    """Whether ``lm`` is known to have no usable masked-LM head, nothing loaded to find out: its head was loaded and
+    refused, or its checkpoint's weight names (a safetensors file's header, read without its weights) hold none."""
+    head = loaded_head(lm)
+    if head is not None:
+        return not head.usable
+    checkpoint = Path(_location(lm)) / "model.safetensors"
+    if not checkpoint.is_file():
+        return False  # (another format: only loading it would tell)
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(checkpoint), "pt") as weights:
+            names = list(weights.keys())
+    except (OSError, ValueError, RuntimeError):  # unreadable: loading it would say why
+        return False
+    return not any(word in name for name in names for word in HEAD_WORDS)
 
 
 def masked_lm_head(lm: LoadedModel) -> MaskedLMHead:
