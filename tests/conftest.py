@@ -52,9 +52,12 @@ def hub(tmp_path_factory) -> ModelHub:
     from tests.test_corpus_commands import write_reviews
 
     folder = tmp_path_factory.mktemp("examples")
+    # the references a model's verdicts read (computed once from STS-B dev for a model with none shipped) are kept
+    # where every worker of the run finds them, as the processes of one machine share them
+    workers = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else folder
     write_reviews(folder / "reviews.csv")
     settings = Settings(data_dir=f"{STSB_DIR}:{folder}", corpus_dir=str(folder / "corpora"),
-                        conversation_dir=str(folder / "conversations"), reference_dir=str(folder / "references"))
+                        conversation_dir=str(folder / "conversations"), reference_dir=str(workers / "references"))
     models = ModelHub(settings)
     loaded = execute("corpus load reviews.csv --name reviews", Session(), models, settings)
     assert loaded.ok, loaded.error

@@ -59,15 +59,28 @@ def test_an_inner_layer_has_no_verdict_and_says_why(run):
     assert "There is no verdict" in body["text"] and "last layer, not layer 3" in body["text"]
 
 
-def test_another_model_gets_its_reference_computed_once_and_cached(run, hub):
-    reply = run(f"compare {PARAPHRASE} --vs minilm:int8")
+def test_another_model_gets_its_reference_computed_once_and_cached(hub, tiny_mlm_hub, tmp_path, monkeypatch):
+    import dataclasses
+
+    from assistant.dispatch import execute
+    from tools.benchmark import reference
+    from tools.models.hub import ModelHub
+
+    # a model with no shipped reference (a tiny one: computing its 1,500 dev pairs takes a second, not minutes)
+    settings = dataclasses.replace(hub.settings, model_roots=tiny_mlm_hub.settings.model_roots,
+                                   reference_dir=str(tmp_path / "references"))
+    models = ModelHub(settings)
+    reply = execute(f"compare {PARAPHRASE} --vs tiny-mlm", Session(), models, settings)
     assert reply.ok, reply.error
-    cached = list(hub.settings.reference_path.glob("*minilm_int8*.json"))
+    cached = list(settings.reference_path.glob("*tiny*.json"))
     assert len(cached) == 1
     body = json.loads(cached[0].read_text())
-    assert body["model"] == "minilm:int8" and body["poolings"]["mean"]["bands"]["4-5"]["n"] == 264
-    again = run(f"compare {UNRELATED} --vs minilm:int8")
-    assert "like unrelated pairs" in again.result.text
+    assert body["model"] == "tiny-mlm" and body["poolings"]["mean"]["bands"]["4-5"]["n"] == 264
+    monkeypatch.setattr(reference, "compute_references", lambda *a, **k: pytest.fail("computed again"))
+    again = execute(f"compare {UNRELATED}", Session(model="tiny-mlm"), ModelHub(settings), settings)
+    assert again.ok, again.error  # a new hub's verdict reads the kept file (whatever a tiny random model's verdict is)
+    text = again.result.text
+    assert "own mean-pooling cosines for STS-B dev" in text and "(computed here before" in text
 
 
 # --- the shipped reference, recomputed independently on a sample --------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -162,9 +163,11 @@ def _computed(lm: LoadedModel, settings: Settings,
         return {}
     found = compute_references(lm, frame, progress)
     path = _cache_file(lm, settings)
-    try:
+    try:  # (whole or not at all: another process reading it meanwhile finds no file, never half of one)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(to_json(found)))
+        fresh = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        fresh.write_text(json.dumps(to_json(found)))
+        os.replace(fresh, path)
     except OSError:
         log.info("could not cache the reference of %s at %s", lm.name, path, exc_info=True)
     return found
