@@ -83,6 +83,18 @@ def test_another_model_gets_its_reference_computed_once_and_cached(hub, tiny_mlm
     assert "own mean-pooling cosines for STS-B dev" in text and "(computed here before" in text
 
 
+def test_the_fast_path_reads_its_full_precisions_shipped_reference_at_once(run, monkeypatch):
+    from tools.benchmark import reference
+
+    monkeypatch.setattr(reference, "compute_references", lambda *a, **k: pytest.fail("computed"))
+    fast, full = (run(f"compare {PARAPHRASE}", Session(model=m)) for m in ("minilm:int8", "minilm"))
+    assert fast.ok and fast.result.model == "minilm:int8", fast.error
+    assert "for full precision, which the fast path reads too" in fast.result.text
+    assert first_sentence(fast).startswith("**Paraphrases")  # the same verdict as full precision's
+    assert first_sentence(full).startswith("**Paraphrases")
+    assert fast.result.table("reference").equals(full.result.table("reference"))
+
+
 # --- the shipped reference, recomputed independently on a sample --------------------------------
 
 def _dev_pairs(stsb_dir):

@@ -65,7 +65,8 @@ class Reference:
         source: the data (``STS-B dev``) and how many pairs.
         bands: one :class:`Distribution` per gold band in :data:`BANDS` order (a band may be missing).
         unrelated: shuffled pairs (the two sentences from different dev pairs).
-        computed: ``shipped`` (in the package), ``cached`` (computed here before) or ``computed`` (just now).
+        computed: ``shipped`` (in the package), ``full precision`` (in the package, for the model a fast path
+            runs), ``cached`` (computed here before) or ``computed`` (just now).
     """
 
     model: str

@@ -52,8 +52,9 @@ def verdict_head(v: Verdict) -> str:
 
 def reference_note(r: Reference) -> str:
     """Which reference the verdict read the cosine against."""
-    how = {"shipped": "shipped with the package", "cached": "computed here before",
-           "computed": "computed just now"}.get(r.computed, r.computed)
+    how = {"shipped": "shipped with the package", "cached": "computed here before", "computed": "computed just now",
+           "full precision": "shipped with the package for full precision, which the fast path reads too"
+           }.get(r.computed, r.computed)
     return (f"The verdict reads the cosine against {md(r.model)}'s own {r.pooling}-pooling cosines for {r.source} "
             f"by gold band and for {r.unrelated.n:,} unrelated (shuffled) pairs ({how}; the `reference` table).")
 
