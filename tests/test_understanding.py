@@ -149,6 +149,17 @@ def test_a_suggestion_known_to_be_refused_on_this_model_is_not_offered(hub, monk
                                                                hub.settings).suggestions)
 
 
+def test_a_word_asked_about_borrows_only_the_previous_texts_that_hold_it(hub):
+    question = "how does the meaning of 'bank' change across layers?"
+    session = Session()
+    session.remember("rollout The cat sat on the mat because it was tired.", Result("rollout", ""))
+    read = understand(question, session, hub, TABLE, hub.settings)  # not `word bank | The cat sat ...`, which fails
+    assert read.line is None and "contextuality bank" in read.suggestions, (read.line, read.suggestions)
+    session.remember("compare We sat on the river bank. | The cat slept. | I paid the bank.", Result("compare", ""))
+    read = understand(question, session, hub, TABLE, hub.settings)
+    assert read.line == "word bank | We sat on the river bank. | I paid the bank."
+
+
 def test_a_question_read_as_the_reading_that_takes_the_texts_it_points_at_says_which_it_passed_over(hub):
     session = Session()
     session.remember("compare Lamps glow. | Candles flicker.", Result("compare", ""))

@@ -256,8 +256,8 @@ def line_for(spec: Command, question: str, table: Mapping[str, Command], previou
         texts = []  # "and with attention flow?", "where did the mask look?": no text of its own
     if previous and len(texts) < spec.texts.least:
         word = slots.word if slots.quoted else (named.group(1) if named else None)  # "the word 'pitch' in both of
-        if spec.texts.word_first and word is not None:  # those"; the previous word said again stays first
-            texts = [word, *(t for t in previous if t != word)]
+        if spec.texts.word_first and word is not None:  # those"; the previous word said again stays first; only
+            texts = [word, *(t for t in previous if t != word and holds(t, word))]  # the texts that hold it
         elif not slots.quoted:  # "and what does GloVe say?", "show me the heads"
             texts = previous if spec.texts.most is None else previous[:spec.texts.most]
             kept = dict(shared or {})
