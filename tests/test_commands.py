@@ -23,6 +23,8 @@ from tools.core.errors import UserError
 from tools.core.results import Result, Table
 from tools.encoding.pooling import Pooling
 
+pytestmark = pytest.mark.long
+
 
 class Shout(Command[Any, dict]):
     """A toy: each text in capitals, repeated, with the letter count as facts."""

@@ -8,7 +8,7 @@ import pytest
 from tests.browsing import DONE, Reply, ask, ready
 from tests.test_corpus_commands import write_reviews
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 
 def _visitor(browser, url):

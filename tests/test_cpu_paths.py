@@ -28,6 +28,8 @@ from tools.models.cpu import (
 from tools.models.hub import ModelHub
 from tools.models.kernels import fast_kernel
 
+pytestmark = pytest.mark.long
+
 
 def _expected_kernel(cpu: Cpu) -> FastKernel | None:
     """The rule, written here apart from the code: bf16 where this CPU model measured OpenVINO bf16 at least as fast

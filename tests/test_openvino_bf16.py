@@ -24,6 +24,8 @@ from tools.models.cpu import INT8_WORTH, Cpu, CpuKind, FastKernel, KernelChoice,
 from tools.models.hub import quantize
 from tools.models.kernels import fast_kernel
 
+pytestmark = pytest.mark.long
+
 BF16 = KernelChoice(FastKernel.BF16, "asked for in a test")
 
 
