@@ -181,6 +181,12 @@ def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused
     hits()
     close = run("how similar is the last result to the query?", session, hub, corpus_settings)
     assert close.ok and close.interpreted_as == f"compare late delivery | #{ids[5]}"
+    ids = hits()
+    near = run("what are the neighbours of the first hit?", session, hub, corpus_settings)  # not `neighbors`' words
+    assert near.ok and near.interpreted_as == f"search #{ids[1]} --k 5", near.interpreted_as  # (its k kept)
+    assert ids[1] not in set(near.result.table("hits")["id"])
+    alone = run("what are the neighbours of #3?", Session(corpus="reviews"), hub, corpus_settings)
+    assert alone.ok and alone.interpreted_as == "search #3", alone.interpreted_as
     hits()
     past = run("why did the 9th hit match?", session, hub, corpus_settings)
     assert not past.ok and "ranks 5 rows" in past.error and "ranks 1 to 5" in past.error

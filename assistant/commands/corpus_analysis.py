@@ -29,6 +29,10 @@ YOURS = re.compile(r"\b(?:in|from|among|across|of)\s+(?:my|our|the)\s+(?:own\s+)
 ABOUT = re.compile(r"^.*?\b(?:about|mentioning|mention|regarding|similar to|related to|concerning|"
                    r"(?:hits|results|matches|texts|rows|entries|documents)\s+for|"
                    r"(?:look|search|hunt|check|through)\w*\s+(?:\w+\s+){0,4}?for)\s+", re.I)
+#: Words that ask for the texts nearest something ("the neighbours of #17", "what is near #12").
+NEAR = re.compile(r"\b(?:neighbou?rs?|nearest|closest|near)\b", re.I)
+#: What naming one corpus row beside such a word adds to `search` (`neighbors` takes words, never a row).
+ROW_BONUS = 0.2
 #: What a text with a blank to fill costs `search`.
 BLANK_PENALTY = 0.15
 #: The help of the ``--in`` option of the commands that can work on some rows only.
@@ -75,18 +79,28 @@ class Search(Command[Any, Any]):
         return search.search(_model_for(ctx, corpus), corpus, texts, p.k, among)
 
     def fit(self, slots: Slots) -> float:
-        """A text with a blank to fill is for `mask`, not a query."""
-        return -BLANK_PENALTY if slots.has_mask else 0.0
+        """A text with a blank to fill is for `mask`, not a query; the texts nearest one corpus row ("what are the
+        neighbours of #17?") are this command's."""
+        if slots.has_mask:
+            return -BLANK_PENALTY
+        return ROW_BONUS if len(ROW_ID.findall(slots.question)) == 1 and NEAR.search(slots.question) else 0.0
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
-        """"How come #17 is the top hit?": `why` of the query and that row; "how close is #5?": `compare`."""
+        """"How come #17 is the top hit?": `why` of the query and that row; "how close is #5?": `compare`; "what are
+        the neighbours of #17?": `search` of that row."""
         if ROW_ID.search(question) and re.search(r"\b(?:why|how\s+come|what\s+made|explain)\b", question, re.I):
             return "why"
+        if len(ROW_ID.findall(question)) == 1 and NEAR.search(question):
+            return "search"
         similar = re.search(r"\b(?:how\s+(?:similar|close)|similarity|cosine)\b", question, re.I)
         return "compare" if similar and len(ROW_ID.findall(question)) == 1 else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        """The query without where it is looked for ("... in my file")."""
+        """The query without where it is looked for ("... in my file"); a row named alone ("the texts nearest #17")
+        is the query."""
+        rows = ROW_ID.findall(slots.question)
+        if not slots.quoted and len(rows) == 1:
+            return rows
         query = YOURS.sub(" ", slots.texts[0] if slots.quoted and slots.texts else slots.payload)
         if not slots.quoted:  # "the complaints about late delivery": what they are about
             query = ABOUT.sub("", query, count=1)

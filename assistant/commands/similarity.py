@@ -11,7 +11,7 @@ from typing import Any
 from assistant.commands.base import Command, Context, Invocation, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import ASKING, TARGET_WORD, Slots, asking_words, shared_word
+from assistant.commands.slots import ASKING, ROW_ID, TARGET_WORD, Slots, asking_words, shared_word
 from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
@@ -356,7 +356,10 @@ class Neighbors(Command[Any, Neighbours]):
         return replies.neighbors_difference(a, b, names)
 
     def fit(self, slots: Slots) -> float:
-        """Neighbours are of one word: a quoted phrase of several words is a query for `search`."""
+        """Neighbours are of one word: a quoted phrase of several words is a query for `search`, and a corpus row's
+        neighbours (``#17``, never a word) are `search`'s alone."""
+        if ROW_ID.search(slots.question):
+            return -1.0
         return -PHRASE_PENALTY if slots.quotes_a_phrase else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:

@@ -181,7 +181,9 @@ def handed_on(question: str, session: Session, table: Mapping[str, Command],
             **settings_kept.carried(question, spec, before, session, settings, table)}  # ("at that layer")
     rows = slots.ROW_ID.findall(question)  # rows said by their ids join the texts ("how come #17 is the top hit?")
     texts = [*before.texts, *(row for row in dict.fromkeys(rows) if row not in before.texts)]  # (once)
-    line = fill.build(spec, texts[:spec.texts.most], {**kept, **options})
+    most = spec.texts.most
+    texts = texts[-most:] if rows and most and len(texts) > most else texts[:most]  # (the rows it names, kept)
+    line = fill.build(spec, texts, {**kept, **options})
     return Understanding(line=line, because=f"it asks {code(last[1].name, 20)}'s question of {code(verb, 20)}")
 
 
