@@ -146,8 +146,8 @@ def search(h: SearchHits) -> Result:
     query = code(h.queries[0], 60) if said == h.queries[0] else f"{h.queries[0]} {code(said, 60)}"
     text = (f"Closest to {query} in **{md(h.corpus.name)}**: #{int(best['id'])} "
             f"{code(best['text'], 80)} (cosine {best['score']:.4f}); {len(first)} hits by {where} over "
-            f"{over}, " + (f"the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}."
-                           if said == h.queries[0] else "the row's own stored vector, the row itself left out."))
+            f"{over}" + (f", the query encoded with {h.model} and {POOLING_WORDS.get(h.pooling, h.pooling)}."
+                         if said == h.queries[0] else " from the row's stored vector (the row itself left out)."))
     if len(h.queries) > 1:
         text += f" {len(h.queries)} queries; every hit is in the table."
     follow = tuple(f"why {q} | #{int(i)}" for q, i in zip(frame["query"], frame["id"]))
