@@ -72,7 +72,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
     pointing = plain and bool(session.history) and REFERS_BACK.fullmatch(  # "tokenize that sentence", "rollout for
         _LED_IN.sub("", " ".join(inv.texts).strip(" ?!."), count=1)) is not None  # them": this command on them
     back = pointing or plain and _POINTS_BACK.search(" ".join(inv.texts)) is not None  # "rollout on the first of those"
-    named = plain and _DEFINITE.match(" ".join(inv.texts)) is not None  # "project the vocabulary": a thing that exists
+    given = " ".join(inv.texts)  # "project the vocabulary": a thing that exists ("attend The cat sat": a sentence)
+    named = plain and _DEFINITE.match(given) is not None and not given[:1].isupper()
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
     redo = plain and inv.verb == "again" and opens_like_follow_up(" ".join(inv.texts))  # "again with seed 9"

@@ -191,6 +191,17 @@ def test_a_question_says_why_it_was_read_so_and_a_typed_command_does_not(hub):
     assert typed["read_because"] is None
 
 
+def test_a_typed_sentence_that_opens_with_the_is_not_read_but_words_about_a_thing_are(hub, monkeypatch):
+    import assistant.reading as reading
+
+    asked = []
+    real = reading.understand
+    monkeypatch.setattr(reading, "understand", lambda *a, **k: asked.append(a[0]) or real(*a, **k))
+    for line in ("attend The cat sat on the mat", "mask The [MASK] sat on the mat."):  # never waits on the router
+        assert reading.read_line(line, Session(), hub, hub.settings).ran == line and not asked, asked
+    assert reading.read_line("project the vocabulary", Session(), hub, hub.settings).ran == "vocab"
+
+
 # --- texts and options read from words (no model) ----------------------------------------
 
 @pytest.mark.parametrize("question", [
