@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -28,6 +27,7 @@ from tools.benchmark.files import read_file
 from tools.benchmark.metrics import derangement, pair_cosines
 from tools.benchmark.run import embed_sentences
 from tools.core.config import Settings
+from tools.corpus.files import atomic_write
 from tools.encoding.pooling import Pooling, available_poolings
 from tools.models.hub import LoadedModel
 from tools.models.names import split_fast
@@ -168,10 +168,7 @@ def _computed(lm: LoadedModel, settings: Settings,
     found = compute_references(lm, frame, progress)
     path = _cache_file(lm, settings)
     try:  # (whole or not at all: another process reading it meanwhile finds no file, never half of one)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        fresh.write_text(json.dumps(to_json(found)))
-        os.replace(fresh, path)
+        atomic_write(path, lambda handle: handle.write(json.dumps(to_json(found))), binary=False)
     except OSError:
         log.info("could not cache the reference of %s at %s", lm.name, path, exc_info=True)
     return found
