@@ -63,7 +63,13 @@ def test_a_model_is_found_by_its_key_and_loaded_by_name_where_it_never_was(lm):
     assert elsewhere.name == "minilm" and elsewhere.device.type == "cpu"
 
 
-def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_states(tiny):
+def test_full_precision_switches_to_onnx_at_its_first_bulk_batch_with_the_same_states(tiny_folder, tmp_path):
+    import shutil
+
+    from tests.conftest import load_tiny
+
+    # a copy of its own: no export kept by another test of this worker for the same folder
+    tiny = load_tiny(shutil.copytree(tiny_folder, tmp_path / "tiny"))
     torch_states = encode(tiny, TEXTS)
     backend = OnnxBackend.lazy(tiny, min_rows=4)
     tiny.state.backend = backend
