@@ -105,7 +105,7 @@ def execute(
     offered: tuple[str, ...] = ()  # a close call's runner-up reading, offered beside the answer
     because = ""
     try:
-        reading = read_line(line, work, hub, settings)
+        reading = read_line(line, work, hub, settings, progress)
         if reading.unclear is not None:  # not clear enough to act on: its sentence and the likeliest lines
             return Reply(line, error=reading.unclear.message, suggestions=reading.unclear.suggestions, routed=True)
         ran, routed, offered, because = reading.ran, reading.routed, reading.offered, reading.because

@@ -19,6 +19,7 @@ from assistant.session import Session
 from assistant.understanding import Understanding, another_model, is_question, ranks, spoken, understand
 from assistant.understanding.context import opens_like_follow_up
 from assistant.understanding.fill import REFERS_BACK, asking_words, only_filler
+from assistant.understanding.making import Progress
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.models.hub import ModelHub
@@ -37,7 +38,8 @@ class Reading:
     unclear: Understanding | None = None
 
 
-def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) -> Reading:
+def read_line(line: str, session: Session, hub: ModelHub, settings: Settings,
+              progress: Progress | None = None) -> Reading:
     """The command line ``line`` runs in this conversation: one decision for every face (and for the question
     sets' scores). A question in plain English is read as the line that answers it. A line that starts with a
     command's word is that command as typed, unless it reads as a sentence (see :func:`_as_sentence` for one the
@@ -50,15 +52,15 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         return ranks.by_id(line, session)
 
     if is_question(line, TABLE):
-        understood = understand(asked(), session, hub, TABLE, settings)
+        understood = understand(asked(), session, hub, TABLE, settings, progress=progress)
         if understood.line is None:
             return Reading(line.strip(), True, unclear=understood)
         return Reading(understood.line, True, because=understood.because, offered=understood.suggestions)
     try:
         inv = parse(line.strip(), TABLE, settings)
     except UserError as exc:
-        sentence = _as_sentence(asked(), session, hub, settings)
-        if (fixed := _misspelt_sentence(line, exc.fixes, sentence, session, hub, settings)) is not None:
+        sentence = _as_sentence(asked(), session, hub, settings, progress)
+        if (fixed := _misspelt_sentence(line, exc.fixes, sentence, session, hub, settings, progress)) is not None:
             return fixed  # "serch for broken zipper": `search broken zipper`, not a text "serch for broken zipper"
         if sentence is None:
             raise
@@ -81,7 +83,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(asked(), session, hub, TABLE, settings,
                           None if alias or framed or (back and not pointing) or quoted or redo else inv.verb,
-                          insist=pointing)
+                          insist=pointing, progress=progress)
         if read.line is not None and read.line != line.strip():
             meant = parse(read.line, TABLE, settings)
             said = meant.verb == inv.verb and meant.options != inv.options  # options said in words
@@ -95,7 +97,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings) ->
 
 
 def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], read: Understanding | None, session: Session,
-                       hub: ModelHub, settings: Settings) -> Reading | None:
+                       hub: ModelHub, settings: Settings, progress: Progress | None = None) -> Reading | None:
     """A sentence that starts with a misspelt command ("serch for wifi not working", "clsuter into 3"): read with the
     nearest command's name put right, when that reads as a sentence too, unless the line as typed (``read``) was read
     without the misspelt word in its texts ("head 2 in every layer for A") or as another command. A line with `|` or
@@ -104,7 +106,7 @@ def _misspelt_sentence(line: str, fixes: tuple[tuple[str, str], ...], read: Unde
     if not fixes or COMMAND_SYNTAX.search(line) or len(line.split()) < 2 or said and fixes[0][0] not in said.split():
         return None
     try:
-        reading = read_line(corrected(line.strip(), fixes[:1])[0], session, hub, settings)
+        reading = read_line(corrected(line.strip(), fixes[:1])[0], session, hub, settings, progress)
     except UserError:
         return None
     if not reading.routed or reading.unclear is not None or said and reading.ran.split()[0] != said.split()[0]:
@@ -178,7 +180,8 @@ _CHAT_TAIL = re.compile(r"\s*[a-z]+\s+(?:tho|though|then|pls|plz|please|again|no
                         re.I)  # ("why are there so many pieces": a question, not `why` with one text)
 
 
-def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings) -> Understanding | None:
+def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings,
+                 progress: Progress | None = None) -> Understanding | None:
     """A line the parser refused, read as a sentence, or None (the parser's sentence stands).
 
     "compare that with bert-small" is the last answer on a second model (``--vs``), or, when the last command
@@ -209,10 +212,12 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings)
               or _CHAT_TAIL.fullmatch(line) is not None)  # "why tho"
     if syntax and not shaped:
         return None
-    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None)
+    read = understand(line, session, hub, TABLE, settings, typed.name if typed is not None else None,
+                      progress=progress)
     if read.line is None and typed is not None and session.history and _CHAT_TAIL.fullmatch(line):
-        return understand(line, session, hub, TABLE, settings)  # ("why are there so many pieces" after `tokenize`:
-        # whatever reads it, or what it could not find with the likeliest lines, not `why`'s usage)
+        # ("why are there so many pieces" after `tokenize`: whatever reads it, or what it could not find with the
+        # likeliest lines, not `why`'s usage)
+        return understand(line, session, hub, TABLE, settings, progress=progress)
     if read.line is None:
         return None
     if read.follow_up and not syntax:

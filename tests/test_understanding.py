@@ -1844,7 +1844,7 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
                                                                                        "outliers")))
     embedded: list[str] = []
     embed = router.embed_many
-    monkeypatch.setattr(router, "embed_many", lambda model, texts: embedded.extend(texts) or embed(model, texts))
+    monkeypatch.setattr(router, "embed_many", lambda model, texts, **told: embedded.extend(texts) or embed(model, texts))
     grown = router._Index.build(rows, lm, tmp_path)  # one more asked question: made again, kept beside the first
     assert len(grown.phrasings) == len(made.phrasings) + 1 and kept[0].is_file()  # kept beside the first
     assert embedded == [router.frame("which texts stand out most?")]  # only the new question is embedded
@@ -1891,6 +1891,52 @@ def test_a_process_making_a_routing_index_makes_the_next_one_wait_and_then_read_
     assert order == ["first made it", "first wrote it", "second read it"]
     with kept_index.making(None):  # no folder: nothing to wait on
         pass
+
+
+def test_a_question_waiting_for_the_routing_index_shows_how_far_its_making_has_got(hub, tmp_path, monkeypatch):
+    """A server makes the index in the background as it starts (about half a minute on 2 cores); a question asked
+    meanwhile waits for that making, not a second one, and its progress bar says what is happening and how far it
+    has got, as it does for a process that makes the index for its own first question."""
+    import threading
+
+    from assistant.understanding import making, router
+
+    lm = router.routing_model(hub, "minilm")
+    rows = (TABLE["history"], TABLE["export"], TABLE["outliers"])
+    relayed, embed = threading.Event(), router.embed_many
+
+    def embedding(model, texts, progress):  # the maker goes on once the waiting question has shown where it is
+        progress(0, len(texts))
+        relayed.wait(20)
+        return embed(model, texts, progress)
+
+    monkeypatch.setattr(router, "embed_many", embedding)
+    made: list = []
+    maker = threading.Thread(target=lambda: made.append(router._index(lm, rows, tmp_path / "started")))
+    maker.start()  # (the server's background making)
+    told: list[tuple[float, str]] = []
+
+    def shown(fraction: float, message: str) -> None:
+        told.append((fraction, message))
+        if message.endswith("examples embedded"):
+            relayed.set()
+
+    routing = router.route(lm, "which texts stand out most?", rows, tmp_path / "asked", progress=shown)
+    maker.join(60)
+    assert routing.best.spec.name == "outliers"
+    assert router._index(lm, rows) is made[0]  # one index, made once
+    assert not (tmp_path / "asked").exists()  # the waiting question made none of its own
+    assert f"Learning to read questions: 0 of {len(made[0].phrasings):,} examples embedded" in [m for _, m in told]
+    fractions = [f for f, _ in told]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= making.EMBEDDING_SHARE
+
+    monkeypatch.undo()
+    own: list[tuple[float, str]] = []  # a process making the index for its own first question (a one-shot CLI)
+    index = router._index(lm, rows[:2], tmp_path / "cli", lambda fraction, message: own.append((fraction, message)))
+    assert own[-2:] == [
+        (making.EMBEDDING_SHARE, f"Learning to read questions: {len(index.phrasings):,} of {len(index.phrasings):,} "
+                                 "examples embedded"),
+        (making.EMBEDDING_SHARE, "Learning to read questions: fitting the classifier")]
 
 
 def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):

@@ -57,6 +57,7 @@ from assistant.understanding import (
 )
 from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
+from assistant.understanding.making import Progress
 from assistant.understanding.numbers import in_digits
 from tools.core.config import Settings
 from tools.core.errors import UserError
@@ -138,11 +139,13 @@ def prepare(hub: ModelHub, table: Mapping[str, Command], settings: Settings) -> 
 
 
 def understand(question: str, session: Session, hub: ModelHub, table: Mapping[str, Command],
-               settings: Settings, typed: str | None = None, insist: bool = False) -> Understanding:
+               settings: Settings, typed: str | None = None, insist: bool = False,
+               progress: Progress | None = None) -> Understanding:
     """The command line ``question`` asks for, read on the conversation's model; ``typed``: the command the line
     starts with, when it is read as a sentence: it runs when its reading is close behind the best ("search the
     reviews for those about X and show 15" is a `search`, not `outliers`), or whatever the ranking with ``insist``
-    (its only text points back: "attend on that sentence")."""
+    (its only text points back: "attend on that sentence"). ``progress`` is told how the router's index is made
+    when the question waits for it (the first question after a server starts)."""
     if len(question) > MAX_QUESTION_CHARS:
         raise UserError(f"That question is {len(question):,} characters long; questions are read up to "
                         f"{MAX_QUESTION_CHARS:,} characters. Type the command instead (long texts are fine "
@@ -176,7 +179,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if alone is not None:
         return alone
     lm = router.routing_model(hub, session.model or settings.model)
-    routing = router.route(lm, question, rows, settings.router_path)
+    routing = router.route(lm, question, rows, settings.router_path, progress)
     here = Context(session, hub, settings)
 
     def offered(command: Command) -> bool:  # a suggestion known to be refused here is not offered

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
-import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +34,7 @@ import assistant.understanding.spoken as spoken
 from assistant.commands.base import Command
 from assistant.commands.slots import ASKING, MODEL, PLACEHOLDER, Slots, quoted_spans, read
 from assistant.understanding.examples import examples
+from assistant.understanding.making import Making, Progress, made
 from assistant.understanding.spans import says_term
 from assistant.understanding.words import OPENING, RUN_ON
 from tools.encoding.pooling import Pooling, bulk_vectors, sentence_vectors
@@ -146,9 +145,12 @@ class _Index:
     classifier: LogisticRegression
 
     @staticmethod
-    def build(specs: tuple[Command, ...], lm: LoadedModel, folder: Path | None = None) -> _Index:
+    def build(specs: tuple[Command, ...], lm: LoadedModel, folder: Path | None = None,
+              making: Making | None = None) -> _Index:
         """Embed and learn the rows' phrasings and asked questions, or read them from ``folder``, where an index of
-        the same texts, rows, model files and libraries was kept (it is kept there once built)."""
+        the same texts, rows, model files and libraries was kept (it is kept there once built); ``making`` is told
+        how far it has got."""
+        making = making or Making()
         table = {name: s for s in specs for name in (s.name, *s.aliases)}
         row_of = {s.name: i for i, s in enumerate(specs)}
         said = [(p, i) for i, s in enumerate(specs) for p in s.phrasings]
@@ -164,7 +166,7 @@ class _Index:
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
         vectors = kept_index.embedded(kept_index.vectors_path(folder, lm) if folder else None, phrasings,
-                                      functools.partial(embed_many, lm))
+                                      functools.partial(embed_many, lm, progress=making.embedded))
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
 
@@ -173,6 +175,7 @@ class _Index:
         position = {kind: n for n, kind in enumerate(kinds)}
         every = [position[kind] for kind in framed]
         features = _features(vectors.numpy()[every], words.transform([p for p, _ in framed]))
+        making.fit_begins()
         with threads_for(0):  # (float32: float64's readings but 1 in 7,836, 5.2 s against 8.4 s, Xeon 6/207)
             classifier.fit(features.astype(np.float32), [i for _, i in framed])
         terms = tuple(str(t) for t in words.get_feature_names_out())
@@ -286,44 +289,23 @@ def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
         return torch.nn.functional.normalize(vectors.float(), p=2, dim=-1)  # sentence-transformers' own normalize
 
 
-def embed_many(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
+def embed_many(lm: LoadedModel, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
+               ) -> torch.Tensor:
     """The vectors :func:`embed` gives, for an index's thousands of phrasings: pooled batch by batch, without
     keeping each text's states (the same numbers; 7,523 phrasings in 13.8-15.0 s against 17.4-17.9 s on a 2-core
-    Xeon 6/207)."""
-    vectors = torch.from_numpy(bulk_vectors(lm, texts, Pooling.SBERT))
+    Xeon 6/207); ``progress`` is told how many are done, of how many."""
+    vectors = torch.from_numpy(bulk_vectors(lm, texts, Pooling.SBERT, progress))
     with threads_for(0):
         return torch.nn.functional.normalize(vectors, p=2, dim=-1)
 
 
-#: Each loaded model's phrasing indexes (by its unique ``key``), keyed by the rows they index; freed with
-#: the model. One build at a time per model and rows: a second asker waits for the first one's index.
-_INDEXES: dict[str, dict[tuple[tuple[str, int], ...], _Index]] = {}
-_BUILDING: dict[tuple[str, tuple[tuple[str, int], ...]], threading.Lock] = {}
-_INDEXES_LOCK = threading.Lock()
-
-
-def _index(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None) -> _Index:
-    key = tuple((s.name, len(s.phrasings)) for s in specs)
-    with _INDEXES_LOCK:
-        building = _BUILDING.setdefault((lm.key, key), threading.Lock())
-    with building:
-        with _INDEXES_LOCK:
-            found = _INDEXES.get(lm.key, {}).get(key)
-        if found is not None:
-            return found
+def _index(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None,
+           progress: Progress | None = None) -> _Index:
+    def build(making: Making) -> _Index:
         with kept_index.making(folder):  # another process making the same index: wait, then read its file
-            built = _Index.build(tuple(specs), lm, folder)
-        with _INDEXES_LOCK:
-            if lm.key not in _INDEXES:
-                weakref.finalize(lm, _forget, lm.key)
-            return _INDEXES.setdefault(lm.key, {}).setdefault(key, built)
+            return _Index.build(tuple(specs), lm, folder, making)
 
-
-def _forget(model_key: str) -> None:
-    with _INDEXES_LOCK:
-        _INDEXES.pop(model_key, None)
-        for k in [k for k in _BUILDING if k[0] == model_key]:
-            del _BUILDING[k]
+    return made(lm, tuple((s.name, len(s.phrasings)) for s in specs), build, progress)
 
 
 def prepare(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None) -> None:
@@ -331,10 +313,11 @@ def prepare(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = Non
     _index(lm, [s for s in specs if s.phrasings], folder)
 
 
-def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path | None = None) -> Routing:
+def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path | None = None,
+          progress: Progress | None = None) -> Routing:
     """Rank ``specs`` (rows with phrasings) for ``question`` on the model ``lm`` (``folder``: where routing indexes
-    are kept between processes)."""
-    index = _index(lm, [s for s in specs if s.phrasings], folder)
+    are kept between processes; ``progress``: told how the index's making goes when the question waits for it)."""
+    index = _index(lm, [s for s in specs if s.phrasings], folder, progress)
     framed = frame(question)
     queries_vectors = embed(lm, [framed])  # (with the question without its options as a second query: no better)
     with threads_for(0):  # a (1 x a few thousand) product: one thread (two wait on each other, and on the encoder's)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,18 +155,24 @@ def encode(
     return [found[x].copy(attentions) for x in inputs]
 
 
-def pooled(lm: LoadedModel, texts: Sequence[str], pool: Pool, max_length: int | None = None) -> np.ndarray:
+def pooled(lm: LoadedModel, texts: Sequence[str], pool: Pool, max_length: int | None = None,
+           progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """One vector per text (N, hidden) float32, pooled from the last layer, for bulk work that keeps nothing else
     (a corpus's rows): the same distinct inputs, length-sorted batches and passes as :func:`encode`, but no
-    per-text states, copies or cache entries; each batch is pooled where it ran and only its vectors come back."""
+    per-text states, copies or cache entries; each batch is pooled where it ran and only its vectors come back.
+    ``progress`` is told how many distinct texts are done, of how many, after each forward call."""
     limit = min(max_length or lm.max_tokens, lm.max_tokens)
     unique = list(dict.fromkeys(texts))
     features = _tokenize(lm, [(t, None) for t in unique], limit)
     vectors = np.empty((len(unique), lm.hidden_size), dtype=np.float32)
+    finished = 0
     for group in _groups(lm, features, 0, BATCHES_PER_CALL):
         done = pooled_batches(lm.key, [_pad(lm, [features[i] for i in batch]) for batch in group], pool)
         for batch, rows in zip(group, done):
             vectors[batch] = rows
+            finished += len(batch)
+        if progress is not None:
+            progress(finished, len(unique))
     at = {text: i for i, text in enumerate(unique)}
     return vectors[[at[t] for t in texts]]
 

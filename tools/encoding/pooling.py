@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 import numpy as np
@@ -81,11 +81,13 @@ def _pool(lm: LoadedModel, pooling: Pooling) -> tuple[Pool, int | None]:
     return Pool(recipe["mode"], bool(recipe["normalize"])), recipe["max_seq_length"]
 
 
-def bulk_vectors(lm: LoadedModel, texts: Sequence[str], pooling: Pooling) -> np.ndarray:
+def bulk_vectors(lm: LoadedModel, texts: Sequence[str], pooling: Pooling,
+                 progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """The vectors :func:`sentence_vectors` gives (last layer), (N, hidden) float32, for bulk work that keeps
-    nothing else (a corpus's rows): pooled batch by batch where the passes ran, no per-text states or cache."""
+    nothing else (a corpus's rows): pooled batch by batch where the passes ran, no per-text states or cache;
+    ``progress`` is told how many distinct texts are done, of how many, as they are."""
     pool, cap = _pool(lm, pooling)
-    return pooled(lm, texts, pool, cap)
+    return pooled(lm, texts, pool, cap, progress)
 
 
 def sentence_vectors(
