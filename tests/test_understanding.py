@@ -1844,7 +1844,7 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
                                                                                        "outliers")))
     embedded: list[str] = []
     embed = router.embed_many
-    monkeypatch.setattr(router, "embed_many", lambda model, texts, **told: embedded.extend(texts) or embed(model, texts))
+    monkeypatch.setattr(router, "embed_many", lambda model, texts, **_: embedded.extend(texts) or embed(model, texts))
     grown = router._Index.build(rows, lm, tmp_path)  # one more asked question: made again, kept beside the first
     assert len(grown.phrasings) == len(made.phrasings) + 1 and kept[0].is_file()  # kept beside the first
     assert embedded == [router.frame("which texts stand out most?")]  # only the new question is embedded
