@@ -165,6 +165,17 @@ def test_a_quoted_file_name_with_a_space_loads_that_file_as_typed_and_as_asked(h
     assert asked.line == "corpus load my reviews.csv"
 
 
+def test_a_files_own_id_column_is_kept_under_a_name_the_reply_gives(hub, corpus_settings, tmp_path):
+    (tmp_path / "tagged.csv").write_text("id,text,label\nA7,The cat sat on the mat.,pets\n"
+                                         "B9,Stocks fell sharply today.,money\n", encoding="utf-8")
+    session = Session()
+    loaded = run(f"corpus load {tmp_path / 'tagged.csv'}", session, hub, corpus_settings)
+    assert loaded.ok and "Metadata kept: `id_1` (the file's `id`: `id` numbers the corpus's rows), `label`." \
+        in loaded.result.text, loaded.error
+    hits = run("search a kitten", session, hub, corpus_settings).result.table("hits")
+    assert hits[["id", "id_1", "label"]].values.tolist()[0] == [0, "A7", "pets"]
+
+
 def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused(hub, corpus_settings, tmp_path):
     session = Session()
     assert run(f"corpus load {write_reviews(tmp_path / 'reviews.csv')} --name reviews", session, hub,

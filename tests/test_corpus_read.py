@@ -33,6 +33,7 @@ def test_csv_takes_the_longest_string_column_keeps_metadata_and_counts_refusals(
     assert got.frame["text"].tolist() == ["A cat sat on the mat.", "It rained all day long.", "Quoted, with a comma",
                                           LONG[:60]]
     assert list(got.frame.columns) == ["text", "id_1", "label"]  # `id` is the store's own: the file's is renamed
+    assert r.renamed == (("id", "id_1"),)  # (the load's reply says so: test_corpus_commands)
     assert got.frame["label"].tolist() == ["pets", "weather", "weather", "weather"]
     assert r.refused["empty text"] == 1 and r.refused["malformed line"] == 1
     assert r.truncated == 1 and r.rows_kept == 4 and len(r.sha256) == 64

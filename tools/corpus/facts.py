@@ -34,6 +34,8 @@ class ReadReport:
         truncated: texts cut to ``max_chars``.
         max_chars: the character limit texts were cut at.
         undecodable_lines: lines with bytes that are not UTF-8 (read with U+FFFD in their place).
+        renamed: each metadata column kept under another name, as (the file's name, the kept name): a column
+            named like the corpus's own ``id`` or ``text``.
     """
 
     source: str
@@ -50,6 +52,7 @@ class ReadReport:
     truncated: int
     max_chars: int
     undecodable_lines: int
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

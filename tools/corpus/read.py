@@ -258,5 +258,7 @@ def read_texts(path: Path | str, settings: Settings, column: str | None = None, 
     report = ReadReport(source=shown, file_format=fmt, sha256=digest, size_bytes=len(data), rows_read=rows_read,
                         rows_kept=len(out), text_column=text_column, chosen_by=chosen_by, mean_lengths=lengths,
                         metadata_columns=tuple(meta.columns), refused=refused, truncated=int(long.sum()),
-                        max_chars=settings.corpus_max_chars, undecodable_lines=bad_lines)
+                        max_chars=settings.corpus_max_chars, undecodable_lines=bad_lines,
+                        renamed=tuple((str(c), n) for c, n in zip(frame.columns.drop(text_column), meta.columns)
+                                      if str(c) != n))
     return ReadCorpus(out, report)

@@ -93,8 +93,8 @@ def loaded(read: ReadReport, report: EncodeReport) -> Result:
             f"(column {code(read.text_column, 30)}, {how}), {refused:,} row{'s' if refused != 1 else ''} refused, "
             f"encoded with {info.model} and "
             f"{POOLING_WORDS.get(info.pooling, info.pooling)}. {done} "
-            + (f"Metadata kept: {', '.join(code(c, 24) for c in read.metadata_columns)}." if read.metadata_columns
-               else "No other columns.")
+            + (f"Metadata kept: {', '.join(_kept_as(c, read.renamed) for c in read.metadata_columns)}."
+               if read.metadata_columns else "No other columns.")
             + (f" The earlier corpus of this file, which had the name, is kept as **{md(report.displaced)}**."
                if report.displaced else ""))
     reasons = pd.DataFrame({"reason": list(read.refused) + ["cut to the character limit", "lines not UTF-8"],
@@ -273,3 +273,13 @@ def corpus_map(m: CorpusMap) -> Result:
     return Result("map", text, tables, [], [], m.corpus.model,
                   settings={"corpus": m.corpus.name, "method": m.method, "color": m.color, "map": m.map_id},
                   artifacts=[Artifact(f"map_{m.method}.parquet", parquet.getvalue(), "application/vnd.apache.parquet")])
+
+
+def _kept_as(column: str, renamed: tuple[tuple[str, str], ...]) -> str:
+    """A kept metadata column's name, with the file's own name beside it when it had to change ("`id_1` (the file's
+    `id`: `id` numbers the corpus's rows)")."""
+    was = next((old for old, new in renamed if new == column), None)
+    if was is None:
+        return code(column, 24)
+    own = "numbers the corpus's rows" if was == "id" else "is the corpus's texts" if was == "text" else "was taken"
+    return f"{code(column, 24)} (the file's {code(was, 24)}: {code(was, 24)} {own})"
