@@ -364,6 +364,28 @@ def test_a_question_without_texts_says_what_it_needs(run):
     assert reply.suggestions and all(parse(s, TABLE) for s in reply.suggestions)
 
 
+@pytest.mark.parametrize("before, question, offered", [
+    ("cka --sentences 20", "what about layer 3?", ("cka --sentences 20", "attend The cat sat on the mat --layer 3")),
+    ("probe --task pos", "just layers 1 to 3", ("probe --task pos", "attend The cat sat on the mat")),
+    ("syntax The dog chased the cat.", "and head 5?", ("syntax The dog chased the cat.",
+                                                      "attend The dog chased the cat. --head 5")),
+    ("word bank | I sat by the river bank | the bank raised rates", "now at layer 3",
+     ("attend I sat by the river bank --layer 3", "compare I sat by the river bank | the bank raised rates --layer 3")),
+])
+def test_a_follow_up_asking_one_layer_of_a_command_that_takes_none_says_so_and_offers_lines_that_do(
+        hub, before, question, offered):
+    """"what about layer 3?" after `cka` (every layer at once) is neither `attend` on an example nor, for "layers",
+    the model's facts: the sentence says what the command shows, and the lines offered look at that layer."""
+    session = Session()
+    session.remember(before, Result(before.split()[0], ""))
+    read = understand(question, session, hub, TABLE, hub.settings)
+    assert read.line is None and read.message.startswith(f"`{before.split()[0]}` has no")
+    assert ("at once" in read.message) == (before.split()[0] != "word")  # (what it shows, where it shows every one)
+    assert read.suggestions[:len(offered)] == offered and all(parse(s, TABLE) for s in read.suggestions)
+    asked = understand("what about attention at layer 3?", session, hub, TABLE, hub.settings)  # another command named
+    assert not (asked.message or "").startswith(f"`{before.split()[0]}` has no")
+
+
 def test_a_follow_up_that_goes_back_to_an_earlier_command_says_so(run):
     session = Session()
     run("compare The cat sat. | A kitten sat.", session)

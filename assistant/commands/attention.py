@@ -106,6 +106,7 @@ class SelfAttention(Command[Any, Any]):
 @register
 class Syntax(Command[Any, Any]):
     name, aliases = "syntax", ("dependency", "deps")
+    every_layer = "it scores every head of every layer at once, a row per head in its table"
     terms = ("dependency parse", "parse tree", "spacy",
              r"heads?\b[\w\s',-]*?\b(?:line\s+up|align|agree|match)\w*\s+with\s+(?:the\s+)?(?:syntax|syntactic|grammar)",
              r"heads?\b[\w\s',-]*?\b(?:track|follow|capture|reflect|mirror)\w*\s+(?:the\s+)?(?:syntax|syntactic|grammar"

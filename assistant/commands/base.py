@@ -148,6 +148,9 @@ class Command(Generic[P, F]):
     #: Whether a text ``#N`` reaches :meth:`compute` as corpus row N's text (False: as ``#N``, for a command that
     #: reads the row itself, as `search` takes the row's stored vector and leaves the row out of its hits).
     rows_as_texts: ClassVar[bool] = True
+    #: For a command that measures every layer (or head) at once and so takes no ``--layer``: where its reply shows
+    #: them, said when a follow-up asks it for one layer ("what about layer 3?" after `cka`).
+    every_layer: ClassVar[str] = ""
     Params: ClassVar[type] = NoParams
 
     def compute(self, ctx: Context, texts: list[str], params: P) -> F:

@@ -45,6 +45,7 @@ def _pool(ctx: Context, named: str | None, least: int, verb: str) -> Pool | None
 @register
 class Probe(Command[Any, Any]):
     name, aliases = "probe", ("probing",)
+    every_layer = "it probes every layer at once, a row per layer in its table"
     terms = ("probe", "probing", "probes", "hewitt", "tenney", "control task", "selectivity")
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
@@ -99,6 +100,7 @@ _CHANGING_WORD = re.compile(r"\bdoes\s+([A-Za-z-]+)\s+(?:change|vary|shift|drift
 @register
 class Contextuality(Command[Any, Any]):
     name, aliases = "contextuality", ("contextual", "anisotropy")
+    every_layer = "it measures every layer at once, a row per layer in its table"
     terms = ("contextuality", "ethayarajh", "anisotropy", "anisotropic", "self-similarity",
              "intra-sentence similarity", "mev", "maximum explainable variance")
     summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
@@ -161,6 +163,7 @@ class Contextuality(Command[Any, Any]):
 @register
 class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
+    every_layer = "it compares every layer with every other at once, a row and a column per layer in its matrix"
     terms = ("cka", "kornblith", "centered kernel alignment", "centred kernel alignment")
     summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
                "layers (--with); debiased when examples are few")
@@ -204,6 +207,7 @@ class Cka(Command[Any, Any]):
 @register
 class Rollout(Command[Any, Any]):
     name, aliases = "rollout", ("flow", "attention-flow")
+    every_layer = "it combines the attention of every layer into one map"
     terms = ("rollout", "rolled-out", "roll(?:ed)? out", "abnar", "zuidema", "attention flow")
     summary = ("attention rollout and attention flow (Abnar & Zuidema 2020) from every output token to every "
                "input token, beside the raw last-layer attention; what [CLS] draws on")
@@ -243,6 +247,7 @@ class Rollout(Command[Any, Any]):
 @register
 class Lens(Command[Any, Any]):
     name, aliases = "lens", ("logit-lens",)
+    every_layer = "it reads the [MASK] at every layer at once, a row per layer in its table"
     terms = ("logit lens", "logit-lens", "nostalgebraist",
              r"layer-?wise\s+(?:top\s+\w+\s+)?(?:guess|prediction)(?:es|s)?",
              r"(?:guess|prediction)(?:es|s)?\s+(?:at|per|for|of)\s+(?:each|every)\s+layer")

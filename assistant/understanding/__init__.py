@@ -14,7 +14,8 @@
   ``reset``: options a follow-up sets back to their default ("back to the last layer"); ``settings_kept``: the
   previous command's settings a question keeps ("that layer", "two layers deeper", "those same settings");
   ``beside``: the previous command on a second model ("compare that with bert-small");
-  ``replaced``: one of the previous texts swapped for a new one;
+  ``replaced``: one of the previous texts swapped for a new one; ``one_layer``: one layer or head asked of a command
+  that takes none ("what about layer 3?" after `cka`);
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one"); ``ranks``: rows of the last
   reply named by their rank ("the first hit": its id), which a line is read with (:mod:`assistant.reading`);
   ``helping``: questions about the conversation itself (`help` of the last command, of one named right after
@@ -59,6 +60,7 @@ from assistant.understanding.beside import another_model
 from assistant.understanding.facts import Understanding
 from assistant.understanding.making import Progress
 from assistant.understanding.numbers import in_digits
+from assistant.understanding.one_layer import asked_of_one
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -165,7 +167,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                                      or replaced.swapped_text(question, session, table, settings)
                                      or replaced.dropped_text(question, session, table, settings)
                                      or replaced.word_replaced(question, session, table, settings)
-                                     or context.follow_up(question, session, table, settings))
+                                     or context.follow_up(question, session, table, settings)
+                                     or asked_of_one(question, session, table, settings))
     if follow is not None:
         return follow
     alone = (named.reloaded(question, session, table, settings)
