@@ -2,7 +2,8 @@
 
 - ``router``: which row a question asks for (its phrasings and the questions people asked for it, embedded by the
   model: semantic search and a classifier); ``examples``: those asked questions (``asked/*.jsonl``);
-  ``kept_index``: where the router's index is kept between processes.
+  ``kept_index``: where the router's index is kept between processes; ``making``: the indexes made in this process,
+  one making at a time, and how far a making has got (a question waiting for it shows that as its progress).
 - ``assistant.commands.slots`` (shared with the commands' own text-shape hints): the texts a question carries.
 - ``spoken``: options said in words, mapped onto the row's own options; ``words``: the word tables it reads with
   (how an option, a choice, a name, a flag or a number is said); ``numbers``: a number said in digits or words;
