@@ -367,6 +367,7 @@ def test_a_question_without_texts_says_what_it_needs(run):
 @pytest.mark.parametrize("before, question, offered", [
     ("cka --sentences 20", "what about layer 3?", ("cka --sentences 20", "attend The cat sat on the mat --layer 3")),
     ("probe --task pos", "just layers 1 to 3", ("probe --task pos", "attend The cat sat on the mat")),
+    ("contextuality", "what's layer 3 like?", ("contextuality", "attend The cat sat on the mat --layer 3")),
     ("syntax The dog chased the cat.", "and head 5?", ("syntax The dog chased the cat.",
                                                       "attend The dog chased the cat. --head 5")),
     ("word bank | I sat by the river bank | the bank raised rates", "now at layer 3",

@@ -11,7 +11,6 @@ from assistant.commands import slots
 from assistant.commands.base import Command
 from assistant.parsing import parse
 from assistant.session import Session
-from assistant.understanding.context import opens_like_follow_up
 from assistant.understanding.earlier import previous_command
 from assistant.understanding.facts import Understanding
 from assistant.understanding.fill import build
@@ -27,23 +26,25 @@ _ONE = re.compile(rf"\b(?:(?P<kind>layer|head)s?\s+(?:#\s*)?(?P<n>{NUMBER})\b(?P
 #: The only words a follow-up may wrap the layer in ("now at layer 3", "what about only the first 3 layers?"): one that
 #: says more ("and the raw maps of layer 6" after `rollout`: `attend`) is read as a question.
 _AROUND = frozenset({"what", "about", "how", "and", "now", "then", "ok", "okay", "so", "but", "just", "only", "try",
-                     "instead", "the", "at", "in", "for", "on", "with", "please", "pls"})
+                     "instead", "the", "at", "in", "for", "on", "with", "please", "pls", "what's", "how's", "is",
+                     "like", "look", "looks"})
 #: The commands offered to look at one layer or head, in this order (each where it takes that option).
 _LOOKING = ("attend", "compare")
 
 
 def asked_of_one(question: str, session: Session, table: Mapping[str, Command],
                  settings: Settings) -> Understanding | None:
-    """For a follow-up (it opens like one and says nothing else) that names a layer or head the previous command has
-    no option for: what that command shows instead, with the previous line (when it shows every layer) and lines
-    that look at that layer on the previous sentences (else on an example)."""
+    """For a follow-up that names a layer or head the previous command has no option for, and says nothing else
+    ("what about layer 3?", "what's layer 3 like?", "just layers 1 to 3"): what that command shows instead, with the
+    previous line (when it shows every layer) and lines that look at that layer on the previous sentences (else on
+    an example)."""
     last = previous_command(session, table)
     said = _ONE.search(question)
     if last is None or said is None or slots.read(question).quoted:
         return None
     previous, spec = last
     kind = (said.group("kind") or "layer").lower()
-    if spec.option(kind) is not None or not opens_like_follow_up(question) or not _AROUND.issuperset(
+    if spec.option(kind) is not None or not _AROUND.issuperset(
             re.findall(r"[a-z']+", (question[:said.start()] + " " + question[said.end():]).lower())):
         return None  # (a question that names more than the layer, "what about attention at layer 3?", is read)
     before = parse(previous, table, settings)
