@@ -97,9 +97,9 @@ def made(lm: LoadedModel, key: Hashable, make: Callable[[Making], Index], progre
     that making has got (or, when it makes the index itself, how far it has)."""
     with _LOCK:
         found = _MADE.get(lm.key, {}).get(key)
-        making = _MAKING.setdefault((lm.key, key), Making())
-    if found is not None:
-        return found
+        if found is not None:  # (every question: no record made for it)
+            return found
+        making = _MAKING.get((lm.key, key)) or _MAKING.setdefault((lm.key, key), Making())
     with making.held(progress):
         with _LOCK:
             found = _MADE.get(lm.key, {}).get(key)

@@ -38,8 +38,8 @@ def asked_of_one(question: str, session: Session, table: Mapping[str, Command],
     ("what about layer 3?", "what's layer 3 like?", "just layers 1 to 3"): what that command shows instead, with the
     previous line (when it shows every layer) and lines that look at that layer on the previous sentences (else on
     an example)."""
-    last = previous_command(session, table)
-    said = _ONE.search(question)
+    said = _ONE.search(question)  # (first: most questions name no layer, and the history is not read for them)
+    last = previous_command(session, table) if said is not None else None
     if last is None or said is None or slots.read(question).quoted:
         return None
     previous, spec = last
