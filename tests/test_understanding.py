@@ -17,6 +17,7 @@ from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding import fill, is_question, slots, spoken, understand
 from assistant.understanding.examples import examples, rows
+from assistant.understanding.spans import says_term
 from tests.conftest import ROOT
 from tests.question_sets import LEARNT, SETS, questions, score
 from tools.core.results import Result
@@ -1832,7 +1833,29 @@ def test_help_finds_the_command_named_in_its_text(hub):
 
     reply = execute("help with clusters pls", Session(), hub, hub.settings)
     assert reply.ok and "clusters [--k N|auto]" in reply.result.text
-    assert not execute("help nothing-like-this", Session(), hub, hub.settings).ok
+    assert "c-TF-IDF**: TF-IDF with each group's texts joined" in reply.result.text  # its terms, each with its meaning
+    refused = execute("help nothing-like-this", Session(), hub, hub.settings)
+    assert not refused.ok and "no command or term `nothing-like-this`" in refused.error
+
+
+def test_help_of_a_term_opens_with_its_meaning_then_its_commands_help(hub):
+    from assistant.dispatch import execute
+
+    reply = execute("help selectivity", Session(), hub, hub.settings)
+    assert reply.ok and reply.result.text.startswith("**selectivity** (a term of `probe`): a probe's held-out accuracy "
+                                                     "minus its accuracy on the control task")
+    assert "Usage: `probe " in reply.result.text and "- **control task**: " in reply.result.text
+    assert reply.result.text.count("**selectivity**") == 1  # (not again among the other terms)
+    for spec in dict.fromkeys(TABLE.values()):
+        for meaning in spec.meanings:  # each one asked for as a person writes it finds its command and meaning
+            assert says_term(spec.terms, meaning.term), (spec.name, meaning.term)
+            asked = understand(f"what is {meaning.term}?", Session(), hub, TABLE, hub.settings)
+            assert asked.line == f"help {meaning.term}", asked
+            text = execute(asked.line, Session(), hub, hub.settings).result.text
+            if meaning.term.lower() in TABLE:  # `help probe`, `help CKA`: the command's help, the term among its terms
+                assert text.startswith(f"**{spec.name}**") and f"- **{meaning.term}**: {meaning.text}" in text
+            else:
+                assert text.startswith(f"**{meaning.term}** (a term of `{spec.name}`): {meaning.text}")
 
 
 def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what_it_learnt_changes(
@@ -1983,3 +2006,28 @@ def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):
     # the phrasings were embedded in bulk: each is the vector a question of the same words gets
     for i in range(0, len(index.phrasings), 997):
         np.testing.assert_allclose(index.vectors[i], router.embed(lm, [index.phrasings[i]])[0], atol=1e-6)
+
+
+@pytest.mark.parametrize("question, line, says", [
+    ("what is the logit lens?", "help logit lens", "the masked-LM head applied to the [MASK] position"),  # (needs a
+    ("what does selectivity mean?", "help selectivity", "accuracy minus its accuracy on the control task"),  # text)
+    ("explain attention rollout", "help attention rollout", "mixed half and half"),  # (not `rollout explain`)
+    ("what is integrated gradients?", "help integrated gradients", "along the straight path"),
+    ("what does cosine similarity mean?", "help compare", "cosine"),  # (no term: the reading that lacks texts)
+])
+def test_a_question_asking_what_a_measure_means_gets_its_commands_help(run, question, line, says):
+    reply = run(question)
+    assert reply.ok and reply.interpreted_as == line and reply.routed
+    assert says in reply.result.text.split("Usage:")[0]  # what it is, before the command's usage
+    assert "Usage:" in reply.result.text and "Examples:" in reply.result.text  # and lines that would run it
+    assert reply.read_because.startswith("it asks what `")
+
+
+@pytest.mark.parametrize("question, line", [
+    ("what are the outliers?", "outliers"),  # asks for them, not what they are
+    ("what is the embedding matrix shape?", "model"),
+    ("explain the similarity between the weather is lovely today and it is a beautiful sunny day",
+     "why the weather is lovely today | it is a beautiful sunny day"),
+])
+def test_a_question_that_asks_for_a_measures_result_still_runs_it(hub, question, line):
+    assert understand(question, Session(), hub, TABLE, hub.settings).line == line

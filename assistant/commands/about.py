@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Meaning, Texts, terms_pattern
 from assistant.commands.options import param
 from assistant.commands.registry import commands, register
 from assistant.commands.slots import INT8, MODEL, TARGET_WORD, Slots, asking_words, model_name
@@ -36,9 +36,9 @@ SENTENCE_PENALTY = 0.15
 class Help(Command[Any, Result]):
     name, aliases = "help", ("?", "commands")
     followed = False
-    summary = "the command list, or one command's usage and examples"
-    texts = Texts(0, 1, "a command's name", "[command]")
-    examples = ("help", "help compare")
+    summary = "the command list, or one command's usage, examples and terms, or what one term means"
+    texts = Texts(0, 1, "a command's name or a term", "[command|term]")
+    examples = ("help", "help compare", "help selectivity")
     phrasings = (
         'what can you do?',
         'what commands are there?',
@@ -56,17 +56,19 @@ class Help(Command[Any, Result]):
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
         if texts:
-            named = _named(texts[0], ctx.commands)  # "help compare", "help with clusters pls"
-            command = ctx.commands[named[0]] if named else None
+            meaning, command = _asked(texts[0], ctx.commands)  # "help compare", "help with clusters pls", "help CKA"
             if command is None:
-                raise UserError(f"There is no command {code(texts[0], 30)}; type `help` for the list.")
+                raise UserError(f"There is no command or term {code(texts[0], 30)}; type `help` for the list.")
             rows = [{"option": o.usage(), "what it does": o.help,
                      "default": "" if o.default is None else str(o.default)} for o in command.options]
             frame = pd.DataFrame(rows, columns=["option", "what it does", "default"])
             examples = "\n".join(f"- `{e}`" for e in command.examples)
             aliases = f" (also: {', '.join(command.aliases)})" if command.aliases else ""
-            text = (f"**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`"
-                    f"{'' if rows else ' (it takes no options)'}\n\nExamples:\n{examples}")
+            asked = f"**{meaning.term}** (a term of `{command.name}`): {meaning.text}\n\n" if meaning else ""
+            terms = "".join(f"\n- **{m.term}**: {m.text}" for m in command.meanings if m is not meaning)
+            text = (f"{asked}**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`"
+                    f"{'' if rows else ' (it takes no options)'}\n\nExamples:\n{examples}"
+                    f"{chr(10) * 2 + ('Other terms:' if meaning else 'Terms:') + terms if terms else ''}")
             return Result("help", text, [Table(f"{command.name} options", frame)] if rows else [])
         frame = pd.DataFrame([{"command": c.name, "usage": c.usage, "what you get": c.summary} for c in commands()])
         text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
@@ -85,6 +87,21 @@ class Help(Command[Any, Result]):
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         named = _named(slots.rest, table)
         return [table[named[0]].name] if named else []
+
+
+def _asked(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Meaning | None, Command[Any, Any] | None]:
+    """What `help TEXT` is about: the command it names by name, else the term whose meaning it asks ("help
+    selectivity": that meaning and its command), else a command named among its words or said by its terms."""
+    if text.lower().strip() in table:
+        return None, table[text.lower().strip()]
+    for command in commands():
+        for meaning in command.meanings:
+            if meaning.said_in(text):
+                return meaning, command
+    named = _named(text, table)
+    if named:
+        return None, table[named[0]]
+    return None, next((c for c in commands() if c.terms and terms_pattern(c.terms).search(text)), None)
 
 
 def _named(text: str, table: Mapping[str, Command[Any, Any]]) -> list[str]:
@@ -166,6 +183,10 @@ _BECOMES = re.compile(r"\s+(?:becomes?|turns?\s+into|(?:gets?\s+)?(?:split|broke
 class Tokenize(Command[Any, Tokens]):
     name, aliases = "tokenize", ("tokens", "tok")
     terms = ("sub-?words?", "word-?pieces?", "word pieces")
+    meanings = (
+        Meaning("word pieces", "the subword units of the model's vocabulary: a word it lacks is split into pieces it "
+                "has (WordPiece marks a continuation with ##)."),
+    )
     summary = "a row per token: word pieces, special tokens, ids, masks, token types; the decoded round trip"
     texts = Texts(1, 2, "a text, or a pair `a | b`", "text [| text2]")
     examples = ("tokenize BERT provides contextual embeddings.",

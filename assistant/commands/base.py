@@ -13,6 +13,8 @@ read from these objects: a new command is one class in one module, registered wi
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -106,6 +108,29 @@ class NoParams:
     """A command without options."""
 
 
+@dataclass(frozen=True)
+class Meaning:
+    """What one of a command's terms means, as `help` says it (`help selectivity`, "what is the logit lens?").
+
+    Attributes:
+        term: the term as written ("selectivity"); one of the command's ``terms`` says it.
+        text: what it is, in a sentence or two, with its paper.
+    """
+
+    term: str
+    text: str
+
+    def said_in(self, text: str) -> bool:
+        """Whether ``text`` says the term as written, or its plural ("help near-duplicates")."""
+        return re.search(rf"(?<![\w-]){re.escape(self.term)}s?(?![\w-])", text, re.I) is not None
+
+
+@functools.lru_cache(maxsize=128)
+def terms_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
+    """A command's ``terms`` as one pattern: each a whole word or phrase ("CKA-style" says `cka`)."""
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?:(?![\w-])|(?=-(?:style|like|type)\b))", re.I)
+
+
 #: A refusal's example line is shown whole up to this many characters (the longest, `compare`'s, has 144).
 EXAMPLE_WIDTH = 200
 
@@ -126,6 +151,7 @@ class Command(Generic[P, F]):
             router compares a question with them.
         terms: words that name this command's measure and nothing else (its paper's authors, the measure's
             own names): a question that says one outside quotes asks for this command.
+        meanings: what its main terms mean (:class:`Meaning`), shown by `help`.
         Params: the parameter dataclass; its fields are the ``--options``.
     """
 
@@ -136,6 +162,7 @@ class Command(Generic[P, F]):
     aliases: ClassVar[tuple[str, ...]] = ()
     phrasings: ClassVar[tuple[str, ...]] = ()
     terms: ClassVar[tuple[str, ...]] = ()
+    meanings: ClassVar[tuple[Meaning, ...]] = ()
     #: Whether a question can refer back to this command's reply ("give me 3 of them", "why are they similar?"):
     #: not for commands about the tool, its model or the corpora themselves, whose texts are names.
     followed: ClassVar[bool] = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Texts
+from assistant.commands.base import Command, Context, Meaning, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from tools.benchmark import replies, run
@@ -21,6 +21,10 @@ ORDER = 60
 class Benchmark(Command[Any, BenchmarkRun]):
     name, aliases = "benchmark", ("bench", "sts")
     terms = ("spearman", "sts-?b", "pearson", "paraphrase accuracy", "benchmark(?:s|ing)?")
+    meanings = (
+        Meaning("Spearman", "the rank correlation between the model's cosines and people's similarity scores "
+                "(STS-B: 0 to 5), times 100: 100 when the model orders the pairs exactly as people did."),
+    )
     summary = ("STS evaluation: Spearman / Pearson x 100 against gold scores per model x pooling, "
                "paraphrase accuracy / F1 at the best threshold, GloVe / input-embedding / shuffled baselines, "
                "worst pairs, a chart, CSV and JSON")

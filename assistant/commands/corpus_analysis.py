@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Invocation, Texts
+from assistant.commands.base import Command, Context, Invocation, Meaning, Texts
 from assistant.commands.corpus import CORPUS_HELP, _corpus
 from assistant.commands.options import param
 from assistant.commands.registry import register
@@ -117,6 +117,11 @@ class Clusters(Command[Any, Any]):
     terms = ("k-means", "kmeans", "c-tf-idf", r"topic[- ]?model(?:s|l?ing)?",
              r"(?:group|split|divide|sort|bucket|organi[sz]e)\w*(?:\s+\S+){0,5}?\s+(?:into\s+)?(?:\S+\s+)?"
              r"(?:topics|clusters|themes)\b")  # ("group the whole corpus into 7 topics")
+    meanings = (
+        Meaning("c-TF-IDF", "TF-IDF with each group's texts joined into one document (Grootendorst 2022, BERTopic): "
+                "a word's share of the group's words times log(1 + mean words per group / its count in all "
+                "groups), so a group's top words are frequent in it and rare elsewhere."),
+    )
     summary = ("groups of your texts (k-means on their vectors) with sizes, c-TF-IDF label words, three "
                "representative texts each, and every row's group")
     examples = ("clusters", "clusters --k 8", "clusters --corpus reviews --seed 3")
@@ -154,6 +159,10 @@ class Clusters(Command[Any, Any]):
 class Duplicates(Command[Any, Any]):
     name, aliases = "duplicates", ("dupes", "near-duplicates")
     terms = ("duplicates?", "near-duplicates?", "dupes", "dedupe", "basically the same", "copies")
+    meanings = (
+        Meaning("near-duplicate", "two rows whose vectors' cosine reaches the threshold (0.95 by default), each row "
+                "compared with its nearest neighbours; pairs that share rows are joined into groups."),
+    )
     summary = "groups of near-duplicate texts in your corpus, with their scores, and every pair found"
     examples = ("duplicates", "duplicates --threshold 0.9")
     phrasings = (
@@ -184,6 +193,10 @@ class Duplicates(Command[Any, Any]):
 class Outliers(Command[Any, Any]):
     name, aliases = "outliers", ("unusual", "odd-ones-out")
     terms = ("outliers?", "odd ones? out", "anomal(?:y|ies|ous)")
+    meanings = (
+        Meaning("outlier", "a row whose mean cosine distance (1 - cosine) to its k nearest other rows is among the "
+                "largest of the corpus."),
+    )
     summary = "the texts of your corpus farthest from their nearest neighbours"
     examples = ("outliers", "outliers --top 10 --k 5")
     phrasings = (

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Invocation, Texts
+from assistant.commands.base import Command, Context, Invocation, Meaning, Texts
 from assistant.commands.corpus import _corpus
 from assistant.commands.fillmask import BLANK_BONUS
 from assistant.commands.options import param
@@ -47,6 +47,16 @@ class Probe(Command[Any, Any]):
     name, aliases = "probe", ("probing",)
     every_layer = "it probes every layer at once, a row per layer in its table"
     terms = ("probe", "probing", "probes", "hewitt", "tenney", "control task", "selectivity")
+    meanings = (
+        Meaning("probe", "a linear classifier (multinomial logistic regression) trained on one hidden state's word "
+                "vectors to predict a label; its accuracy on held-out sentences says how much of the label that "
+                "hidden state holds in a linearly readable form."),
+        Meaning("control task", "the same words given labels of no linguistic meaning: each word type keeps one "
+                "random label, drawn from the real labels' frequencies (Hewitt & Liang 2019); a probe scores on it "
+                "only by memorising word types."),
+        Meaning("selectivity", "a probe's held-out accuracy minus its accuracy on the control task (Hewitt & Liang "
+                "2019): high when the hidden state carries the label, not when the probe can memorise words."),
+    )
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")
     texts = Texts(0, None, "optional sentences to probe (default: STS-B train or --corpus)", "[sentences ...]")
@@ -103,6 +113,18 @@ class Contextuality(Command[Any, Any]):
     every_layer = "it measures every layer at once, a row per layer in its table"
     terms = ("contextuality", "ethayarajh", "anisotropy", "anisotropic", "self-similarity",
              "intra-sentence similarity", "mev", "maximum explainable variance")
+    meanings = (
+        Meaning("self-similarity", "the mean cosine between one word's vectors in different sentences at one hidden "
+                "state (Ethayarajh 2019): 1 when the word has one vector whatever its context."),
+        Meaning("intra-sentence similarity", "the mean cosine between each word's vector in a sentence and the "
+                "sentence's mean vector (Ethayarajh 2019)."),
+        Meaning("maximum explainable variance", "the share of the variance of a word's vectors across its "
+                "sentences that their first principal component explains (MEV, Ethayarajh 2019): how well one "
+                "static vector could stand for all of them."),
+        Meaning("anisotropy", "the mean cosine between the vectors of random words in random sentences at one hidden "
+                "state (Ethayarajh 2019): high when every vector points into one narrow cone, so that any two are "
+                "similar; the measures are shown beside it and adjusted for it."),
+    )
     summary = ("how contextual each layer is (Ethayarajh 2019): self-similarity, intra-sentence similarity and "
                "maximum explainable variance, beside and adjusted for the anisotropy baseline")
     texts = Texts(0, contextuality.MAX_WORDS, "optional words to follow (default: frequent words)", "[word | ...]")
@@ -165,6 +187,12 @@ class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
     every_layer = "it compares every layer with every other at once, a row and a column per layer in its matrix"
     terms = ("cka", "kornblith", "centered kernel alignment", "centred kernel alignment")
+    meanings = (
+        Meaning("CKA", "linear centred kernel alignment (Kornblith et al. 2019): for two representations X and Y of "
+                "the same examples, centred, ||YᵀX||² / (||XᵀX|| ||YᵀY||) (Frobenius norms): 1 when one is the "
+                "other rotated and scaled, near 0 when unrelated; debiased, each term is the unbiased HSIC estimate "
+                "(Song et al. 2012), for when examples are few."),
+    )
     summary = ("linear CKA (Kornblith et al. 2019) between every pair of layers, or against another model's "
                "layers (--with); debiased when examples are few")
     examples = ("cka --sentences 20", "cka --sentences 30 --estimator biased", "cka --corpus reviews --sentences 20")
@@ -209,6 +237,13 @@ class Rollout(Command[Any, Any]):
     name, aliases = "rollout", ("flow", "attention-flow")
     every_layer = "it combines the attention of every layer into one map"
     terms = ("rollout", "rolled-out", "roll(?:ed)? out", "abnar", "zuidema", "attention flow")
+    meanings = (
+        Meaning("attention rollout", "each layer's attention averaged over heads, mixed half and half with attention "
+                "to oneself (the residual connection), multiplied through the layers (Abnar & Zuidema 2020): how "
+                "much each output token draws on each input token across all layers."),
+        Meaning("attention flow", "the same layers of attention read as a network whose edges carry at most their "
+                "attention weight: the maximum flow from an output token to an input token (Abnar & Zuidema 2020)."),
+    )
     summary = ("attention rollout and attention flow (Abnar & Zuidema 2020) from every output token to every "
                "input token, beside the raw last-layer attention; what [CLS] draws on")
     texts = Texts(1, 1, "one text", "text")
@@ -251,6 +286,11 @@ class Lens(Command[Any, Any]):
     terms = ("logit lens", "logit-lens", "nostalgebraist",
              r"layer-?wise\s+(?:top\s+\w+\s+)?(?:guess|prediction)(?:es|s)?",
              r"(?:guess|prediction)(?:es|s)?\s+(?:at|per|for|of)\s+(?:each|every)\s+layer")
+    meanings = (
+        Meaning("logit lens", "the model's own masked-LM head applied to the [MASK] position's hidden state at every "
+                "layer, not only the last (nostalgebraist 2020): what the model would predict if it stopped "
+                "there; at the last layer it is the model's fill-mask answer."),
+    )
     summary = ("the logit lens: the masked-LM head applied to the [MASK] position at every layer, with the top "
                "predictions and the final answer's rank per layer")
     texts = Texts(1, 1, "one text with one `[MASK]`", "text with [MASK]")

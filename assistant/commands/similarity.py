@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.commands.base import Command, Context, Invocation, Texts
+from assistant.commands.base import Command, Context, Invocation, Meaning, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
 from assistant.commands.slots import ASKING, ROW_ID, TARGET_WORD, Slots, asking_words, shared_word
@@ -114,6 +114,13 @@ class Why(Command[Any, Any]):
              r"(?:tokens|words)\s+(?:that\s+)?matter(?:s|ed)?\s+(?:most\s+)?(?:for|to)\s+(?:the\s+|their\s+|its\s+|"
              r"how\s+)?(?:similar|cosine|score|match)",
              r"(?:tokens?|words?)\s+(?:that\s+)?account(?:s|ed)?\s+for")  # ("which tokens account for that score")
+    meanings = (
+        Meaning("integrated gradients", "each input's embedding minus a baseline's, times the gradient averaged "
+                "along the straight path between them (Sundararajan et al. 2017); they add up to the change in the "
+                "output (completeness), which the reply checks."),
+        Meaning("token-pair contributions", "for mean pooling, the cosine of two texts is exactly a sum over token "
+                "pairs, (t_i . u_j) / (n m |mean t| |mean u|): each pair's term is its share."),
+    )
     summary = ("which tokens make two texts similar: for mean pooling the exact token-pair contributions that "
                "add up to the cosine; for cls / max pooling integrated gradients with a completeness check")
     texts = Texts(2, 2, "two texts separated by `|`", "a | b")

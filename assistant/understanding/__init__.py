@@ -172,7 +172,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                                      or asked_of_one(question, session, table, settings))
     if follow is not None:
         return follow
-    alone = (named.reloaded(question, session, table, settings)
+    alone = (helping.what_is(question, session, table)
+             or named.reloaded(question, session, table, settings)
              or named.load_asked_after(question, session, table, settings)
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
@@ -220,6 +221,9 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         runner = _without_texts(question, routing, table, before)  # "compare every layer with every other": `cka`
         if runner is not None:
             return runner
+        if "help" in table and (subject := helping.asked_what(question)):  # ("what does cosine similarity mean?")
+            return Understanding(line=f"help {spec.name}", because=f"it asks what {code(subject, 40)} is, and "
+                                 f"gives no text to run {spec.name} on")
         return Understanding(message=str(exc), suggestions=_suggest(question, routing, table, offered, previous_for))
     # a close call runs the best reading and offers the runner-up one click away
     if typed is not None:

@@ -1,6 +1,6 @@
 """Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
 the last command), "and for why?" right after `help compare` (`help why`), "back to the default model", "use the
-int8 fast path"."""
+int8 fast path"; and what a measure is ("what is the logit lens?": `help lens`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import re
 from collections.abc import Mapping
 
 import assistant.understanding.earlier as earlier
+from assistant.commands import slots
 from assistant.commands.base import Command
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.understanding.facts import Understanding
 from assistant.understanding.models_said import takes_models
+from assistant.understanding.spans import without_terms
 from tools.core.config import Settings
 from tools.core.text import code
 
@@ -41,6 +43,53 @@ _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings
 #: Right after `help X`, a line that only names another command ("and for why?", "what about search?").
 _HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|how)\s+about\s+|(?:same\s+)?for\s+)?"
                         r"(?:the\s+)?`?([a-z-]+)`?(?:\s+command)?\s*[?!.]*\s*", re.I)
+
+
+#: A question that asks what something is ("what is the logit lens?", "what does selectivity mean?", "define CKA",
+#: "explain attention rollout", "what are outliers?"; not "what are the outliers?", which asks for them): the
+#: thing asked about is its one group that matched.
+_WHAT_IS = re.compile(
+    r"\W*(?:(?:ok|okay|so|and|then|but|hey|sorry|quick\s+question)\W+)*(?:"
+    r"what\s*(?:is|'s|’s|s)\s+(?:an?\s+)?(.+?)"
+    r"|what\s+are\s+(?!the\b|th[eo]se\b|my\b|your\b)(.+?)"
+    r"|what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|refer\s+to)"
+    r"|what\s+(?:do\s+you|does\s+it|does\s+this)\s+mean\s+by\s+(.+?)|what\s+is\s+meant\s+by\s+(.+?)"
+    r"|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(?:(?:term|idea|notion|concept)\s+(?:of\s+)?)?(.+?)"
+    r"|(?:the\s+)?(?:meaning|definition)\s+of\s+(.+?)"
+    r")(?:\s+(?:exactly|again|here|please|actually|mean|means))?\W*", re.I)
+#: Words said around a measure's name that ask nothing more of it ("selectivity in probing", "the logit lens
+#: method", "attention rollout"; not "its", which asks for it on the previous texts: "what's its dependency parse?").
+_AROUND_TERM = frozenset("""a an the in of for on with by and or term word idea notion
+concept measure metric score method technique thing so-called called attention linear layer layers model models
+embedding embeddings vector vectors transformer transformers bert nlp""".split())
+#: "the" before what is asked about ("what is the logit lens?").
+_THE = re.compile(r"the\s+", re.I)
+
+
+def what_is(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """`help` of the term (or of the command) whose meaning a question asks and nothing else ("what is the logit
+    lens?", "what does selectivity mean?"): its meaning, not a run on example texts (or, for a command that needs
+    texts, a refusal for want of them). After a command, "what's the dependency parse?" asks for the parse of its
+    texts: "the" asks what a term is only in a conversation's first line."""
+    subject = asked_what(question)
+    if "help" not in table or subject is None or slots.read(question).quoted or (
+            _THE.match(subject) and earlier.previous_command(session, table) is not None):
+        return None
+    for spec in dict.fromkeys(table.values()):
+        rest = without_terms(spec.terms, subject)
+        if rest != subject and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
+            meaning = next((m for m in spec.meanings if m.said_in(subject)), None)  # ("help logit lens")
+            asked = subject[the.end():] if (the := _THE.match(subject)) else subject
+            return Understanding(line=f"help {meaning.term if meaning else spec.name}",
+                                 because=f"it asks what {code(asked, 40)} is, a term of {spec.name}")
+    return None
+
+
+def asked_what(question: str) -> str | None:
+    """What a question asks the meaning of ("what does cosine similarity mean?": ``cosine similarity``), or None
+    when it asks something else."""
+    asked = _WHAT_IS.fullmatch(question)
+    return None if asked is None else next(g for g in asked.groups() if g is not None).strip()
 
 
 def int8_asked(question: str, table: Mapping[str, Command]) -> Understanding | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
+from assistant.commands.base import terms_pattern
 from assistant.understanding.words import LEAD, RATHER
 
 
@@ -30,9 +31,9 @@ def says_term(terms: tuple[str, ...], outside: str) -> bool:
     """Whether ``outside`` (a question outside its quotes) says one of a command's ``terms`` ("Kornblith", "logit
     lens"), and not only to set it aside ("the probe on that corpus instead of STS-B")."""
     return bool(terms) and any(compiled(RATHER).search(outside[:m.start()]) is None
-                               for m in _terms(terms).finditer(outside))
+                               for m in terms_pattern(terms).finditer(outside))
 
 
-@functools.lru_cache(maxsize=128)
-def _terms(terms: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")(?:(?![\w-])|(?=-(?:style|like|type)\b))", re.I)
+def without_terms(terms: tuple[str, ...], text: str) -> str:
+    """``text`` with every one of a command's ``terms`` it says cut out ("selectivity in probing" -> " in ")."""
+    return terms_pattern(terms).sub(" ", text) if terms else text
