@@ -20,6 +20,7 @@ from assistant.understanding import Understanding, another_model, is_question, r
 from assistant.understanding.context import opens_like_follow_up
 from assistant.understanding.fill import REFERS_BACK, asking_words, only_filler
 from assistant.understanding.making import Progress
+from assistant.understanding.named import known_names
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.models.hub import ModelHub
@@ -79,7 +80,8 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings,
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
     redo = plain and inv.verb == "again" and opens_like_follow_up(" ".join(inv.texts))  # "again with seed 9"
-    if framed or back or named or led or (alias and quoted) or worded or redo:
+    corpus = plain and _corpus_first(given, known_names(TABLE[inv.verb], session, settings).get("corpus", []))
+    if framed or back or named or led or (alias and quoted) or worded or redo or corpus:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(asked(), session, hub, TABLE, settings,
                           None if alias or framed or (back and not pointing) or quoted or redo else inv.verb,
@@ -91,7 +93,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings,
                 t[:max(4, len(t) - 2)].lower() in " ".join(inv.texts).lower() for t in meant.texts)
             textless = TABLE[meant.verb].texts.most == 0 or not meant.texts and only_filler(  # ("project the
                 " ".join(inv.texts), asking_words(TABLE[meant.verb]))  # vocabulary": `vocab`; "probe the layers")
-            if alias or said or quoted or framed or back or redo or (led and inside) or (named and textless):
+            if alias or said or quoted or framed or back or redo or corpus or (led and inside) or (named and textless):
                 return Reading(read.line, True, meant, read.because)
     return Reading(line.strip(), False, inv)
 
@@ -156,6 +158,14 @@ _POINTS_BACK = re.compile(r"\b(?:(?:of|on|for)\s+(?:those|these|them)(?!\s+(?:ab
 _LED_IN = re.compile(r"^(?:with|of|about|on|for)\s+", re.I)
 #: What only a typed command has: texts separated by `|`, or an option.
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
+
+
+def _corpus_first(text: str, corpora: list[str]) -> bool:
+    """Whether a typed command's text opens with the name of one of the conversation's corpora and a word that leads
+    into what is asked of it ("search notes for a man playing guitar", "search in reviews about refunds")."""
+    return bool(corpora) and re.match(rf"(?:(?:in|on|from|across|through)\s+)?(?:the\s+|my\s+)?(?:"
+                                      rf"{'|'.join(re.escape(c) for c in corpora)})(?:\s+corpus)?\s+(?:for|about|with|"
+                                      rf"where|that|which|mentioning)\b", text, re.I) is not None
 
 
 def _quoted_in_words(texts: list[str], actions: tuple[str, ...] = ()) -> bool:

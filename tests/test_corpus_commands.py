@@ -239,3 +239,49 @@ def test_a_long_load_goes_on_in_the_background_and_the_conversation_stays_usable
 ])
 def test_plain_english_reaches_the_corpus_commands(hub, question, line):
     assert understand(question, Session(), hub, TABLE, hub.settings).line == line
+
+
+def test_a_typed_search_that_opens_with_a_corpus_name_searches_that_corpus(hub, corpus_settings, tmp_path):
+    (tmp_path / "notes.csv").write_text("text\nA man is playing the guitar.\nThe stock market fell today.\n"
+                                        "A woman slices an onion.\n", encoding="utf-8")
+    (tmp_path / "pets.csv").write_text("text\nThe cat sat on the mat.\nA dog chased the ball.\n", encoding="utf-8")
+    session = Session()
+    assert run(f"corpus load {tmp_path / 'notes.csv'} --name notes", session, hub, corpus_settings).ok
+    assert run(f"corpus load {tmp_path / 'pets.csv'} --name pets", session, hub, corpus_settings).ok
+    assert run("corpus use pets", session, hub, corpus_settings).ok  # the active corpus is not the one named
+    for line in ("search notes for someone playing music", "search in notes for someone playing music",
+                 "search the notes corpus for someone playing music"):
+        reply = run(line, session, hub, corpus_settings)
+        assert reply.ok and reply.interpreted_as == "search someone playing music --corpus notes", (line, reply)
+        assert reply.result.table("hits")["text"].iloc[0] == "A man is playing the guitar."
+    typed = run("search notes on the fridge", session, hub, corpus_settings)  # no corpus named so: the text as typed
+    assert typed.ok and not typed.routed and "notes on the fridge" in typed.result.text
+
+
+def test_a_csv_saved_by_excel_on_western_windows_keeps_its_accents_and_says_how_it_was_read(hub, corpus_settings,
+                                                                                           tmp_path):
+    (tmp_path / "menu.csv").write_bytes("text\nCafé crème brûlée à la française\nA plain line.\n".encode("cp1252"))
+    session = Session()
+    loaded = run(f"corpus load {tmp_path / 'menu.csv'}", session, hub, corpus_settings)
+    assert loaded.ok and any("1 line was not UTF-8; it was read as Windows-1252" in w for w in loaded.result.warnings)
+    hits = run("search a French dessert", session, hub, corpus_settings).result.table("hits")
+    assert hits["text"].iloc[0] == "Café crème brûlée à la française"
+
+
+def test_a_files_own_score_rank_and_query_columns_sit_beside_the_ones_search_and_outliers_add(hub, corpus_settings,
+                                                                                             tmp_path):
+    (tmp_path / "logs.csv").write_text("query,text,score,rank\nhow to cook rice,Boil rice in water for 12 minutes.,5,1\n"
+                                       "fix a bike,Pump the tyres and oil the chain.,3,2\n"
+                                       "cheap flights,Book early and fly midweek.,4,3\n", encoding="utf-8")
+    session = Session()
+    assert run(f"corpus load {tmp_path / 'logs.csv'}", session, hub, corpus_settings).ok
+    hits = run("search cooking grains", session, hub, corpus_settings)
+    assert hits.ok, hits.error
+    frame = hits.result.table("hits")
+    assert list(frame.columns) == ["rank", "id", "score", "text", "query_1", "score_1", "rank_1", "query"]
+    assert frame["text"].iloc[0] == "Boil rice in water for 12 minutes." and frame["score_1"].iloc[0] == "5"
+    assert frame["score"].iloc[0] > frame["score"].iloc[1] and frame["query"].iloc[0] == "cooking grains"
+    far = run("outliers --k 1", session, hub, corpus_settings)
+    assert far.ok, far.error
+    assert list(far.result.table("outliers").columns)[:3] == ["rank", "id", "mean distance"]
+    assert "rank_1" in far.result.table("outliers").columns

@@ -75,13 +75,13 @@ def test_parquet_and_a_given_column(tmp_path):
         read_texts(path, SETTINGS, column="body")
 
 
-def test_txt_is_one_text_per_line_with_undecodable_lines_counted(tmp_path):
+def test_txt_is_one_text_per_line_with_lines_not_utf8_read_as_windows_1252_and_counted(tmp_path):
     path = tmp_path / "t.txt"
-    path.write_bytes(b"first line\n\nsecond caf\xe9 line\nthird line\n")
+    path.write_bytes("first line\n\nsecond café line\n".encode() + "Crème brûlée, 5 €\nthird line\n".encode("cp1252"))
     got = read_texts(path, SETTINGS)
     r = got.report
     assert r.file_format == "txt" and r.text_column == "text" and r.chosen_by == "only"
-    assert got.frame["text"].tolist() == ["first line", "second caf\ufffd line", "third line"]
+    assert got.frame["text"].tolist() == ["first line", "second café line", "Crème brûlée, 5 €", "third line"]
     assert r.undecodable_lines == 1 and r.refused["empty text"] == 1 and r.metadata_columns == ()
 
 

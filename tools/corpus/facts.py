@@ -33,7 +33,7 @@ class ReadReport:
             ``not a JSON object``, ``over the row limit``); every reason is listed, zeros included.
         truncated: texts cut to ``max_chars``.
         max_chars: the character limit texts were cut at.
-        undecodable_lines: lines with bytes that are not UTF-8 (read with U+FFFD in their place).
+        undecodable_lines: lines that are not UTF-8 (read as Windows-1252, :data:`tools.corpus.read.NOT_UTF8`).
         renamed: each metadata column kept under another name, as (the file's name, the kept name): a column
             named like the corpus's own ``id`` or ``text``.
     """
@@ -144,7 +144,7 @@ class SearchHits:
             (the corpus's own model and pooling).
         queries: the query texts.
         k: hits asked per query.
-        hits: one row per (query, rank): query, rank (1 = best), id, score (cosine), text, then the
+        hits: one row per (query, rank): rank (1 = best), id, score (cosine), text, then the
             corpus's metadata columns; best first within each query.
         index_kind: ``exact`` or ``hnsw``.
         among: rows searched when the search was limited to a selection (0: every row).

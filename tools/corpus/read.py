@@ -2,8 +2,8 @@
 
 The text column is the string column with the longest mean length unless ``column=`` names
 one; every other column is kept as metadata. Rows with an empty text are refused, texts over
-the character limit are cut, lines that are not UTF-8 are read with U+FFFD in place of the bad
-bytes; each is counted in the :class:`~tools.corpus.facts.ReadReport`. The caller decides
+the character limit are cut, lines that are not UTF-8 are read as Windows-1252 (what Excel saves a CSV
+in on Western Windows); each is counted in the :class:`~tools.corpus.facts.ReadReport`. The caller decides
 which files a face may read (:mod:`tools.benchmark.access`); this module reads what it is given.
 """
 
@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -67,11 +68,15 @@ def read_bytes(path: Path, settings: Settings) -> bytes:
     return data
 
 
+#: How a line that is not UTF-8 is read: the encoding Excel saves "CSV" in on Western Windows (its five unused bytes
+#: become U+FFFD). A line-by-line guess (charset-normalizer) named Central European cp1250 for "Café crème brûlée"
+#: and Cyrillic cp1125 for "€5 for a café": a few words are too few to tell encodings apart.
+NOT_UTF8 = "cp1252"
+
+
 def decode_lines(data: bytes) -> tuple[str, int]:
     """``data`` as text (a UTF-8 BOM dropped; UTF-16 with its BOM, as spreadsheets save "Unicode text", read as
-    such) and how many lines held bytes that are not UTF-8.
-
-    Each bad byte becomes U+FFFD; a line is counted once however many bad bytes it holds.
+    such) and how many lines were not UTF-8 (read as :data:`NOT_UTF8`; in UTF-16, lines with bytes it cannot read).
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -87,7 +92,7 @@ def decode_lines(data: bytes) -> tuple[str, int]:
         try:
             lines.append(line.decode("utf-8"))
         except UnicodeDecodeError:
-            lines.append(line.decode("utf-8", errors="replace"))
+            lines.append(line.decode(NOT_UTF8, errors="replace"))
             bad += 1
     return "\n".join(lines), bad
 
@@ -182,18 +187,28 @@ def _as_text(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+def free_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name_1`` (then ``name_1_``, ...) when it is taken; the name given is added to ``taken``."""
+    new = name if name not in taken else f"{name}_1"
+    while new in taken:
+        new += "_"
+    taken.add(new)
+    return new
+
+
+def clear_of(rows: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
+    """``rows`` (a corpus's id, text and metadata) with each metadata column named like one of ``names``, the columns
+    a table puts beside them (``rank``, ``score``), renamed as a file's own ``id`` is at load (``score_1``)."""
+    clashing = [c for c in rows.columns if c in set(names)]
+    taken = set(names) | set(rows.columns)
+    return rows.rename(columns={c: free_name(c, taken) for c in clashing}) if clashing else rows
+
+
 def _metadata(frame: pd.DataFrame, text_column: str) -> pd.DataFrame:
     """The other columns, with names that cannot clash with ``id``/``text`` and values Parquet can store."""
     meta = frame.drop(columns=[text_column])
-    names, taken = [], set(RESERVED)
-    for c in meta.columns:
-        base = str(c)
-        new = base if base not in taken else f"{base}_1"
-        while new in taken:
-            new += "_"
-        taken.add(new)
-        names.append(new)
-    meta.columns = names
+    taken = set(RESERVED)
+    meta.columns = [free_name(str(c), taken) for c in meta.columns]
     for c in meta.columns:
         if meta[c].dtype == object:  # mixed types (JSON: 1 and "a") are stored as text
             kinds = {type(v) for v in meta[c] if v is not None and not (isinstance(v, float) and np.isnan(v))}

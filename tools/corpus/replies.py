@@ -29,6 +29,7 @@ from tools.corpus.facts import (
     ReadReport,
     SearchHits,
 )
+from tools.corpus.read import clear_of
 
 #: Bars one chart shows (the tables hold every row).
 CHART_BARS = 50
@@ -70,9 +71,11 @@ def _read_warnings(r: ReadReport | dict) -> list[str]:
     if get("truncated"):
         out.append(f"{get('truncated'):,} texts were cut to {get('max_chars'):,} characters "
                    "(ASSISTANT_CORPUS_MAX_CHARS).")
-    if get("undecodable_lines"):
-        out.append(f"{get('undecodable_lines'):,} lines held bytes that are not UTF-8; they were read with � in their "
-                   "place (save the file as UTF-8 to keep them).")
+    if n := get("undecodable_lines"):
+        one = n == 1
+        out.append(f"{n:,} line{'' if one else 's'} {'was' if one else 'were'} not UTF-8; "
+                   f"{'it was' if one else 'they were'} read as Windows-1252, as Excel saves a CSV on Western Windows "
+                   "(é, ü, € kept); if letters look wrong, save the file as UTF-8.")
     return out
 
 
@@ -226,7 +229,7 @@ def duplicates(d: Duplicates) -> Result:
 def outliers(o: Outliers) -> Result:
     """``outliers``: the rows farthest from their neighbours."""
     rows = o.rows
-    top = rows.iloc[list(o.ids)].reset_index(drop=True)
+    top = clear_of(rows, ("rank", "mean distance")).iloc[list(o.ids)].reset_index(drop=True)
     top.insert(1, "mean distance", list(o.distances))
     top.insert(0, "rank", range(1, len(top) + 1))
     everyone = pd.DataFrame({"id": rows["id"], "mean distance": o.all_distances})

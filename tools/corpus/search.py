@@ -11,11 +11,14 @@ from tools.core.errors import UserError
 from tools.core.text import code
 from tools.corpus.facts import SearchHits
 from tools.corpus.folder import Corpus
+from tools.corpus.read import clear_of
 from tools.encoding.pooling import Pooling, sentence_vectors
 from tools.models.hub import LoadedModel
 
 #: The most hits one query may ask for.
 MAX_K = 1000
+#: The columns a search puts beside each hit's row.
+HIT_COLUMNS = ("rank", "score", "query")
 
 
 def query_vectors(lm: LoadedModel, corpus: Corpus, queries: Sequence[str],
@@ -70,20 +73,18 @@ def search(lm: LoadedModel, corpus: Corpus, queries: Sequence[str], k: int = 10,
         ids, scores = index.search(vectors, wanted)
     else:
         ids, scores = among_rows(corpus, vectors, among, wanted)
-    rows = corpus.rows()
+    rows = clear_of(corpus.rows(), HIT_COLUMNS)  # (a file's own `score` column is kept as `score_1`)
     parts = []
     for q, (row_ids, row_scores) in enumerate(zip(ids, scores)):
         found = np.flatnonzero((row_ids >= 0) & (row_ids != (-1 if named[q] is None else named[q])))[:k]
         hit = rows.iloc[row_ids[found]].reset_index(drop=True)
-        hit.insert(0, "score", row_scores[found].astype(float))
-        hit.insert(0, "rank", np.arange(1, len(found) + 1))
-        hit.insert(0, "query", queries[q])
-        parts.append(hit)
+        parts.append(hit.assign(rank=np.arange(1, len(found) + 1), score=row_scores[found].astype(float),
+                                query=queries[q]))
     if parts[0].empty and named[0] is not None:
         raise UserError(f"Corpus {code(corpus.name, 30)} has no row besides {queries[0]}"
                         + (" in the selection" if among is not None else "") + " to be near it.")
     frame = pd.concat(parts, ignore_index=True)
-    frame = frame[["query", "rank", "id", "score", "text", *[c for c in rows.columns if c not in ("id", "text")]]]
+    frame = frame[["rank", "id", "score", "text", *[c for c in rows.columns if c not in ("id", "text")], "query"]]
     texts = corpus.texts() if any(n is not None for n in named) else []
     said = tuple(q if n is None else texts[n] for q, n in zip(queries, named))
     return SearchHits(corpus.info(), lm.name, corpus.manifest.pooling, tuple(queries), k, frame,
