@@ -270,7 +270,8 @@ def test_a_csv_saved_by_excel_on_western_windows_keeps_its_accents_and_says_how_
 
 def test_a_files_own_score_rank_and_query_columns_sit_beside_the_ones_search_and_outliers_add(hub, corpus_settings,
                                                                                              tmp_path):
-    (tmp_path / "logs.csv").write_text("query,text,score,rank\nhow to cook rice,Boil rice in water for 12 minutes.,5,1\n"
+    (tmp_path / "logs.csv").write_text("query,text,score,rank\n"
+                                       "how to cook rice,Boil rice in water for 12 minutes.,5,1\n"
                                        "fix a bike,Pump the tyres and oil the chain.,3,2\n"
                                        "cheap flights,Book early and fly midweek.,4,3\n", encoding="utf-8")
     session = Session()
