@@ -74,7 +74,8 @@ def test_map_draws_every_point_hovers_selects_and_searches_the_selection(serve, 
     reply = ask(page, "search refund money --in selection --k 5")
     assert reply.ok, reply.inner_text()[:400]
     assert "the 40 selected rows" in reply.inner_text()
-    ids = [int(c) for c in reply.node.locator(".reply-table tbody tr td:nth-child(3)").all_inner_texts()]
+    column = [h.strip() for h in reply.node.locator(".reply-table thead th").all_inner_texts()].index("id") + 1
+    ids = [int(c) for c in reply.node.locator(f".reply-table tbody tr td:nth-child({column})").all_inner_texts()]
     assert ids and set(ids) <= set(chosen), ids
     # a lasso drawn with the mouse (shift + drag): the points inside the drawn square are selected and listed
     page.evaluate(f"{state}.plot.deselect()")
