@@ -92,12 +92,15 @@ class Help(Command[Any, Result]):
 def _asked(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Meaning | None, Command[Any, Any] | None]:
     """What `help TEXT` is about: the command it names by name, else the term whose meaning it asks ("help
     selectivity": that meaning and its command), else a command named among its words or said by its terms."""
-    if text.lower().strip() in table:
-        return None, table[text.lower().strip()]
-    for command in commands():
+    said = text.lower().strip()
+    if said in table and table[said].name == said:  # ("help cka": the command, its terms' meanings among its help)
+        return None, table[said]
+    for command in commands():  # ("help anisotropy", an alias of `contextuality` too: the term's meaning first)
         for meaning in command.meanings:
             if meaning.said_in(text):
                 return meaning, command
+    if said in table:
+        return None, table[said]
     named = _named(text, table)
     if named:
         return None, table[named[0]]
