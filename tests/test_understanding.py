@@ -1852,7 +1852,7 @@ def test_help_of_a_term_opens_with_its_meaning_then_its_commands_help(hub):
             asked = understand(f"what is {meaning.term}?", Session(), hub, TABLE, hub.settings)
             assert asked.line == f"help {meaning.term}", asked
             text = execute(asked.line, Session(), hub, hub.settings).result.text
-            if meaning.term.lower() == spec.name:  # `help probe`, `help CKA`: the command's help, the term among its terms
+            if meaning.term.lower() == spec.name:  # `help probe`, `help CKA`: the command's help, the term in it
                 assert text.startswith(f"**{spec.name}**") and f"- **{meaning.term}**: {meaning.text}" in text
             else:
                 assert text.startswith(f"**{meaning.term}** (a term of `{spec.name}`): {meaning.text}")
