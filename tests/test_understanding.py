@@ -2031,3 +2031,18 @@ def test_a_question_asking_what_a_measure_means_gets_its_commands_help(run, ques
 ])
 def test_a_question_that_asks_for_a_measures_result_still_runs_it(hub, question, line):
     assert understand(question, Session(), hub, TABLE, hub.settings).line == line
+
+
+def test_right_after_help_a_question_runs_the_command_or_term_it_showed(hub):
+    session = Session()
+    session.remember("probe --sentences 20", Result("probe", ""))  # (the command before the help is not "it")
+    assert understand("what does selectivity mean there?", session, hub, TABLE, hub.settings).line \
+        == "help selectivity"
+    session.remember("help CKA", Result("help", ""))
+    shown = understand("show it for 30 sentences", session, hub, TABLE, hub.settings)
+    assert shown.line == "cka --sentences 30" and shown.because == "it asks to run cka, whose help came just before"
+    session.remember("help lens", Result("help", ""))
+    tried = understand("try it", session, hub, TABLE, hub.settings)  # a command that needs a text: its examples
+    assert tried.line is None
+    assert tried.message.startswith("`lens` needs one text with one `[MASK]`: write it in quotes")
+    assert tried.suggestions == TABLE["lens"].examples[:3]

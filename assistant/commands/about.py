@@ -56,7 +56,7 @@ class Help(Command[Any, Result]):
 
     def compute(self, ctx: Context, texts: list[str], params: Any) -> Result:
         if texts:
-            meaning, command = _asked(texts[0], ctx.commands)  # "help compare", "help with clusters pls", "help CKA"
+            meaning, command = asked_of_help(texts[0], ctx.commands)  # "help compare", "help with clusters", "help CKA"
             if command is None:
                 raise UserError(f"There is no command or term {code(texts[0], 30)}; type `help` for the list.")
             rows = [{"option": o.usage(), "what it does": o.help,
@@ -89,7 +89,7 @@ class Help(Command[Any, Result]):
         return [table[named[0]].name] if named else []
 
 
-def _asked(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Meaning | None, Command[Any, Any] | None]:
+def asked_of_help(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Meaning | None, Command[Any, Any] | None]:
     """What `help TEXT` is about: the command it names by name, else the term whose meaning it asks ("help
     selectivity": that meaning and its command), else a command named among its words or said by its terms."""
     said = text.lower().strip()

@@ -46,7 +46,7 @@ def _pool(ctx: Context, named: str | None, least: int, verb: str) -> Pool | None
 class Probe(Command[Any, Any]):
     name, aliases = "probe", ("probing",)
     every_layer = "it probes every layer at once, a row per layer in its table"
-    terms = ("probe", "probing", "probes", "hewitt", "tenney", "control task", "selectivity")
+    terms = ("probe", "probing", "probes", "hewitt", "tenney", "control task", "selectivity", "expected layer")
     meanings = (
         Meaning("probe", "a linear classifier (multinomial logistic regression) trained on one hidden state's word "
                 "vectors to predict a label; its accuracy on held-out sentences says how much of the label that "
@@ -56,6 +56,9 @@ class Probe(Command[Any, Any]):
                 "only by memorising word types."),
         Meaning("selectivity", "a probe's held-out accuracy minus its accuracy on the control task (Hewitt & Liang "
                 "2019): high when the hidden state carries the label, not when the probe can memorise words."),
+        Meaning("expected layer", "Σ l·Δ_l / Σ Δ_l, where Δ_l is how much hidden state l's probe gains over the best "
+                "one below it (after Tenney et al. 2019, without their scalar mix): the depth at which the label "
+                "is resolved, on average."),
     )
     summary = ("what each layer knows: a linear probe per layer for spaCy's part-of-speech or dependency labels, "
                "against the control task (Hewitt & Liang 2019), with the peak and expected layer (Tenney et al. 2019)")

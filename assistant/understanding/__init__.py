@@ -20,7 +20,7 @@
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one"); ``ranks``: rows of the last
   reply named by their rank ("the first hit": its id), which a line is read with (:mod:`assistant.reading`);
   ``helping``: questions about the conversation itself (`help` of the last command, of one named right after
-  `help X`; the default model);
+  `help X`; the default model), what a term means (`help` of it), and "show it" right after `help X` (X);
   ``facts``: :class:`Understanding`, what a question was read as.
 
 :func:`understand` is the one entry point: it returns the line to run, or a sentence and the
@@ -160,7 +160,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
-    if (int8 := helping.int8_asked(question, table)) is not None:
+    if (int8 := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)) is not None:
         return int8
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.handed_on(question, session, table, settings)

@@ -1,6 +1,7 @@
 """Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
 the last command), "and for why?" right after `help compare` (`help why`), "back to the default model", "use the
-int8 fast path"; and what a measure is ("what is the logit lens?": `help lens`)."""
+int8 fast path"; what a term means ("what is the logit lens?": `help logit lens`); and, right after `help X`, "show it
+for 30 sentences" (X)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import re
 from collections.abc import Mapping
 
 import assistant.understanding.earlier as earlier
+import assistant.understanding.fill as fill
 from assistant.commands import slots
+from assistant.commands.about import asked_of_help
 from assistant.commands.base import Command
 from assistant.parsing import parse
 from assistant.session import Session
@@ -56,7 +59,7 @@ _WHAT_IS = re.compile(
     r"|what\s+(?:do\s+you|does\s+it|does\s+this)\s+mean\s+by\s+(.+?)|what\s+is\s+meant\s+by\s+(.+?)"
     r"|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(?:(?:term|idea|notion|concept)\s+(?:of\s+)?)?(.+?)"
     r"|(?:the\s+)?(?:meaning|definition)\s+of\s+(.+?)"
-    r")(?:\s+(?:exactly|again|here|please|actually|mean|means))?\W*", re.I)
+    r")(?:\s+(?:exactly|again|here|there|please|actually|mean|means))?\W*", re.I)
 #: Words said around a measure's name that ask nothing more of it ("selectivity in probing", "the logit lens
 #: method", "attention rollout"; not "its", which asks for it on the previous texts: "what's its dependency parse?").
 _AROUND_TERM = frozenset("""a an the in of for on with by and or term word idea notion
@@ -90,6 +93,29 @@ def asked_what(question: str) -> str | None:
     when it asks something else."""
     asked = _WHAT_IS.fullmatch(question)
     return None if asked is None else next(g for g in asked.groups() if g is not None).strip()
+
+
+#: A line that asks to run something named before ("show it for 30 sentences", "run one on 40 sentences", "try it").
+_RUN_IT = re.compile(r"\b(?:run|show|try|do|give|compute|measure|make|draw|plot|apply)\b(?:\s+me)?\s+"
+                     r"(?:it|one|that|this)\b", re.I)
+
+
+def run_after_help(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """Right after `help X` (a command or one of its terms), a question that asks to run "it" runs X with the options
+    it says ("show it for 30 sentences" after `help CKA`: `cka --sentences 30`), not the command before the help."""
+    last = session.history[-1] if session.history else ""
+    if not re.match(r"help\s+\S", last, re.I) or _RUN_IT.search(question) is None or slots.read(question).quoted:
+        return None
+    _, spec = asked_of_help(last.split(None, 1)[1], table)
+    if spec is None or spec.name == "help":
+        return None
+    try:
+        line = fill.line_for(spec, question, table)
+    except fill.MissingTexts:  # ("try it" after `help lens`): what it needs, and its examples one click away
+        them = "it" if spec.texts.most == 1 else "them"
+        return Understanding(message=f"`{spec.name}` needs {spec.texts_hint}: write {them} in quotes after your "
+                             "question, or run one of its examples:", suggestions=spec.examples[:3])
+    return Understanding(line=line, because=f"it asks to run {spec.name}, whose help came just before")
 
 
 def int8_asked(question: str, table: Mapping[str, Command]) -> Understanding | None:
