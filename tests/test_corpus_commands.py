@@ -286,3 +286,18 @@ def test_a_files_own_score_rank_and_query_columns_sit_beside_the_ones_search_and
     assert far.ok, far.error
     assert list(far.result.table("outliers").columns)[:3] == ["rank", "id", "mean distance"]
     assert "rank_1" in far.result.table("outliers").columns
+
+
+def test_a_corpus_of_repeated_texts_reads_in_the_singular_and_clusters_without_library_warnings(
+        hub, corpus_settings, tmp_path, recwarn):
+    (tmp_path / "same.csv").write_text("text\n" + "same text\n" * 5 + "other text\n", encoding="utf-8")
+    session = Session()
+    assert run(f"corpus load {tmp_path / 'same.csv'}", session, hub, corpus_settings).ok
+    found = run("duplicates", session, hub, corpus_settings).result.text
+    assert "**1 near-duplicate group** (5 rows, 10 pairs" in found
+    far = run("outliers --k 1", session, hub, corpus_settings).result.text
+    assert "to its 1 nearest neighbour, against" in far
+    grouped = run("clusters", session, hub, corpus_settings)  # k = 3.. finds fewer distinct rows than groups
+    assert grouped.ok and "chosen by the best mean cosine silhouette" in grouped.result.text
+    noisy = [str(w.message) for w in recwarn if type(w.message).__name__ == "ConvergenceWarning"]
+    assert not noisy, noisy

@@ -11,6 +11,7 @@ L1-normalised) times ``log(1 + A / f)``, where ``A`` is the mean number of words
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 
@@ -43,6 +44,7 @@ def _kmeans(k: int, rows: int, seed: int):
 
 def choose_k(unit: np.ndarray, seed: int = 0, sample: int = SILHOUETTE_SAMPLE) -> tuple[int, dict[int, float], int]:
     """The k of :data:`AUTO_K` with the best mean cosine silhouette on a sample; every k's score; the sample size."""
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.metrics import silhouette_score
 
     rng = np.random.default_rng(seed)
@@ -53,7 +55,9 @@ def choose_k(unit: np.ndarray, seed: int = 0, sample: int = SILHOUETTE_SAMPLE) -
         if k >= len(data):
             break
         cancel.check()
-        labels = _kmeans(k, len(data), seed).fit_predict(data)
+        with warnings.catch_warnings():  # (more groups than distinct rows: fewer labels, scored as they are)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            labels = _kmeans(k, len(data), seed).fit_predict(data)
         if len(set(labels.tolist())) > 1:
             scores[k] = float(silhouette_score(data, labels, metric="cosine"))
     if not scores:

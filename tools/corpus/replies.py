@@ -211,8 +211,9 @@ def duplicates(d: Duplicates) -> Result:
     how = f"each row against its {d.neighbours} nearest neighbours ({'exact' if d.index_kind == 'exact' else 'HNSW'})"
     if d.groups:
         in_groups = sum(len(g) for g in d.groups)
-        text = (f"**{len(d.groups):,} near-duplicate groups** ({in_groups:,} rows, {len(d.pairs):,} pairs at cosine "
-                f">= {d.threshold}) in **{md(d.corpus.name)}**; the largest has {len(d.groups[0])} rows, like "
+        found = f"{len(d.groups):,} near-duplicate group{'s' if len(d.groups) != 1 else ''}"
+        text = (f"**{found}** ({in_groups:,} rows, {len(d.pairs):,} pairs at cosine >= {d.threshold}) in "
+                f"**{md(d.corpus.name)}**; the largest has {len(d.groups[0])} rows, like "
                 f"{code(texts.iat[d.groups[0][0]], 60)}; compared {how}.")
     else:
         text = (f"**No near-duplicates** at cosine >= {d.threshold} in **{md(d.corpus.name)}** "
@@ -236,8 +237,8 @@ def outliers(o: Outliers) -> Result:
     tables = [Table("outliers", top), Table("distances", everyone)]
     median = float(pd.Series(o.all_distances).median())
     text = (f"The farthest text in **{md(o.corpus.name)}** is #{o.ids[0]} {code(top['text'].iat[0], 80)}: mean cosine "
-            f"distance {o.distances[0]:.4f} to its {o.k} nearest neighbours, against a median of {median:.4f} over "
-            f"{o.corpus.rows:,} rows; the top {len(o.ids)} are in the table.")
+            f"distance {o.distances[0]:.4f} to its {o.k} nearest neighbour{'s' if o.k != 1 else ''}, against a median "
+            f"of {median:.4f} over {o.corpus.rows:,} rows; the top {len(o.ids)} are in the table.")
     shown = top.head(CHART_BARS)
     shown = shown.assign(label=[_label(i, t) for i, t in zip(shown["id"], shown["text"])])
     chart = charts.bars(shown[["label", "mean distance"]], "label", "mean distance",
