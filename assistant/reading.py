@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from assistant.commands.base import Command
 from assistant.commands.registry import TABLE
 from assistant.commands.slots import ASKING, quoted_free, quoted_spans
 from assistant.parsing import parse
@@ -80,7 +81,7 @@ def read_line(line: str, session: Session, hub: ModelHub, settings: Settings,
     led = plain and _LED_IN.match(" ".join(inv.texts)) is not None  # "help with corpus", "neighbors of bank"
     worded = plain and (alias or quoted or _says_options(line, inv.verb))
     redo = plain and inv.verb == "again" and opens_like_follow_up(" ".join(inv.texts))  # "again with seed 9"
-    corpus = plain and _corpus_first(given, known_names(TABLE[inv.verb], session, settings).get("corpus", []))
+    corpus = plain and _corpus_first(given, TABLE[inv.verb], session, settings)
     if framed or back or named or led or (alias and quoted) or worded or redo or corpus:
         # read as the command it starts with (a typed command, "neighbors bank", is not read)
         read = understand(asked(), session, hub, TABLE, settings,
@@ -160,12 +161,19 @@ _LED_IN = re.compile(r"^(?:with|of|about|on|for)\s+", re.I)
 COMMAND_SYNTAX = re.compile(r"\||(?:^|\s)--[a-z]")
 
 
-def _corpus_first(text: str, corpora: list[str]) -> bool:
+#: A typed command's text that opens with a name and a word that leads into what is asked of it ("notes for a man
+#: playing guitar", "in reviews about refunds", "the tickets corpus where"); group 1: the name.
+_NAME_FIRST = re.compile(r"(?:(?:in|on|from|across|through)\s+)?(?:the\s+|my\s+)?(\S+)(?:\s+corpus)?\s+"
+                         r"(?:for|about|with|where|that|which|mentioning)\b", re.I)
+
+
+def _corpus_first(text: str, spec: Command, session: Session, settings: Settings) -> bool:
     """Whether a typed command's text opens with the name of one of the conversation's corpora and a word that leads
-    into what is asked of it ("search notes for a man playing guitar", "search in reviews about refunds")."""
-    return bool(corpora) and re.match(rf"(?:(?:in|on|from|across|through)\s+)?(?:the\s+|my\s+)?(?:"
-                                      rf"{'|'.join(re.escape(c) for c in corpora)})(?:\s+corpus)?\s+(?:for|about|with|"
-                                      rf"where|that|which|mentioning)\b", text, re.I) is not None
+    into what is asked of it ("search notes for a man playing guitar"); the corpora are listed only for a text of
+    that shape."""
+    said = _NAME_FIRST.match(text)
+    return said is not None and said.group(1).lower() in {
+        c.lower() for c in known_names(spec, session, settings).get("corpus", [])}
 
 
 def _quoted_in_words(texts: list[str], actions: tuple[str, ...] = ()) -> bool:

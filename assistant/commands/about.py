@@ -66,9 +66,9 @@ class Help(Command[Any, Result]):
             aliases = f" (also: {', '.join(command.aliases)})" if command.aliases else ""
             asked = f"**{meaning.term}** (a term of `{command.name}`): {meaning.text}\n\n" if meaning else ""
             terms = "".join(f"\n- **{m.term}**: {m.text}" for m in command.meanings if m is not meaning)
+            listed = f"\n\n{'Other terms' if meaning else 'Terms'}:{terms}" if terms else ""
             text = (f"{asked}**{command.name}**{aliases}: {command.summary}\n\nUsage: `{command.usage}`"
-                    f"{'' if rows else ' (it takes no options)'}\n\nExamples:\n{examples}"
-                    f"{chr(10) * 2 + ('Other terms:' if meaning else 'Terms:') + terms if terms else ''}")
+                    f"{'' if rows else ' (it takes no options)'}\n\nExamples:\n{examples}{listed}")
             return Result("help", text, [Table(f"{command.name} options", frame)] if rows else [])
         frame = pd.DataFrame([{"command": c.name, "usage": c.usage, "what you get": c.summary} for c in commands()])
         text = ("Type a command, texts separated by `|`, options after `--`, or ask in plain English "
@@ -99,9 +99,7 @@ def asked_of_help(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Me
         for meaning in command.meanings:
             if meaning.said_in(text):
                 return meaning, command
-    if said in table:
-        return None, table[said]
-    named = _named(text, table)
+    named = _named(text, table)  # (an alias, "help layer-similarity"; then a name among its words)
     if named:
         return None, table[named[0]]
     return None, next((c for c in commands() if c.terms and terms_pattern(c.terms).search(text)), None)

@@ -103,10 +103,10 @@ _RUN_IT = re.compile(r"\b(?:run|show|try|do|give|compute|measure|make|draw|plot|
 def run_after_help(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
     """Right after `help X` (a command or one of its terms), a question that asks to run "it" runs X with the options
     it says ("show it for 30 sentences" after `help CKA`: `cka --sentences 30`), not the command before the help."""
-    last = session.history[-1] if session.history else ""
-    if not re.match(r"help\s+\S", last, re.I) or _RUN_IT.search(question) is None or slots.read(question).quoted:
+    shown = _help_shown(session)
+    if shown is None or _RUN_IT.search(question) is None or slots.read(question).quoted:
         return None
-    _, spec = asked_of_help(last.split(None, 1)[1], table)
+    _, spec = asked_of_help(shown, table)
     if spec is None or spec.name == "help":
         return None
     try:
@@ -152,10 +152,18 @@ def _compared_with(line: str, table: Mapping[str, Command]) -> str | None:
 def help_next(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
     """Right after `help X`, a question that only names another command is `help` of it ("and for why?")."""
     said = _HELP_NEXT.fullmatch(question)
-    last = session.history[-1] if session.history else ""
-    if "help" not in table or said is None or not re.match(r"help\s+\S", last, re.I):
+    shown = _help_shown(session)
+    if "help" not in table or said is None or shown is None:
         return None
     spec = table.get(said.group(1).lower())
     if spec is None or spec.name == "help":
         return None
-    return Understanding(line=f"help {spec.name}", because=f"it names another command right after {code(last, 40)}")
+    return Understanding(line=f"help {spec.name}", because=f"it names another command right after "
+                         f"{code(session.history[-1], 40)}")
+
+
+def _help_shown(session: Session) -> str | None:
+    """What the conversation's last line asked `help` about (``cka`` after `help cka`), or None after another line."""
+    last = session.history[-1] if session.history else ""
+    shown = re.match(r"help\s+(\S.*)", last, re.I)
+    return shown.group(1) if shown else None
