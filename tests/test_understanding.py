@@ -2035,6 +2035,11 @@ def test_a_question_that_asks_for_a_measures_result_still_runs_it(hub, question,
 
 def test_right_after_help_a_question_runs_the_command_or_term_it_showed(hub):
     session = Session()
+    session.remember("compare A cat sat on the mat. | A kitten sat on the rug.", Result("compare", ""))
+    assert understand("what is the logit lens?", session, hub, TABLE, hub.settings).line == "help logit lens"
+    session.remember("attend The cat sat on the mat.", Result("attend", ""))  # (a term without a meaning: its result)
+    assert understand("what's the dependency parse?", session, hub, TABLE, hub.settings).line \
+        == "syntax The cat sat on the mat."
     session.remember("probe --sentences 20", Result("probe", ""))  # (the command before the help is not "it")
     assert understand("what does selectivity mean there?", session, hub, TABLE, hub.settings).line \
         == "help selectivity"

@@ -73,16 +73,18 @@ def what_is(question: str, session: Session, table: Mapping[str, Command]) -> Un
     """`help` of the term (or of the command) whose meaning a question asks and nothing else ("what is the logit
     lens?", "what does selectivity mean?"): its meaning, not a run on example texts (or, for a command that needs
     texts, a refusal for want of them). After a command, "what's the dependency parse?" asks for the parse of its
-    texts: "the" asks what a term is only in a conversation's first line."""
+    texts: there "the" asks what a term is only of a term with a meaning ("what is the logit lens?")."""
     subject = asked_what(question)
-    if "help" not in table or subject is None or slots.read(question).quoted or (
-            _THE.match(subject) and earlier.previous_command(session, table) is not None):
+    if "help" not in table or subject is None or slots.read(question).quoted:
         return None
+    the = _THE.match(subject)
     for spec in dict.fromkeys(table.values()):
         rest = without_terms(spec.terms, subject)
         if rest != subject and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
             meaning = next((m for m in spec.meanings if m.said_in(subject)), None)  # ("help logit lens")
-            asked = subject[the.end():] if (the := _THE.match(subject)) else subject
+            if meaning is None and the and earlier.previous_command(session, table) is not None:
+                return None
+            asked = subject[the.end():] if the else subject
             return Understanding(line=f"help {meaning.term if meaning else spec.name}",
                                  because=f"it asks what {code(asked, 40)} is, a term of {spec.name}")
     return None
