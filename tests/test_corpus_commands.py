@@ -176,6 +176,20 @@ def test_a_files_own_id_column_is_kept_under_a_name_the_reply_gives(hub, corpus_
     assert hits[["id", "id_1", "label"]].values.tolist()[0] == [0, "A7", "pets"]
 
 
+def test_a_files_own_cluster_and_length_columns_are_kept_under_names_the_map_can_be_coloured_by(
+        hub, corpus_settings, tmp_path):
+    (tmp_path / "tagged.csv").write_text("text,cluster,length\n" + "".join(
+        f"{s} {i},{'ab'[i % 2]},{i}\n" for i, s in enumerate(["The cat sat.", "Stocks fell.", "A dog ran."] * 4)),
+        encoding="utf-8")
+    session = Session()
+    loaded = run(f"corpus load {tmp_path / 'tagged.csv'}", session, hub, corpus_settings)
+    assert loaded.ok and "Metadata kept: `cluster_1` (the file's `cluster`: `cluster` is what `map --color cluster` " \
+        "paints, the groups of `clusters`), `length_1` (the file's `length`:" in loaded.result.text, loaded.error
+    own = run("map --color cluster_1", session, hub, corpus_settings)
+    assert own.ok and "coloured by column `cluster_1`" in own.result.text, own.error
+    assert run("map --color length", session, hub, corpus_settings).result.text.count("coloured by text length") == 1
+
+
 def test_a_hit_named_by_its_rank_is_that_row_and_a_rank_past_the_hits_is_refused(hub, corpus_settings, tmp_path):
     session = Session()
     assert run(f"corpus load {write_reviews(tmp_path / 'reviews.csv')} --name reviews", session, hub,

@@ -27,7 +27,6 @@ BINS = 8
 QUICK_K = 8
 #: Rows the quick k-means is fitted on before every row is assigned.
 QUICK_SAMPLE = 20_000
-COLORS = ("cluster", "length")
 
 
 def _binned(values: np.ndarray, unit: str) -> tuple[np.ndarray, list[str]]:

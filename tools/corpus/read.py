@@ -31,8 +31,12 @@ FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndj
 REASONS = ("empty text", "malformed line", "not JSON", "not a JSON object", "over the row limit")
 #: A column counts as numbers (never the text column) when this share of its non-empty values parse as numbers.
 NUMERIC_SHARE = 0.9
-#: Names the stored rows use for themselves; a metadata column of that name gets a suffix.
-RESERVED = ("id", "text")
+#: Names the stored rows use for themselves, and what `map --color` paints besides a column, each with what it is
+#: (as the load's reply says it): a metadata column of one of these names gets a suffix (``length_1``), so a map can
+#: still be coloured by it.
+RESERVED = {"id": "numbers the corpus's rows", "text": "is the corpus's texts",
+            "cluster": "is what `map --color cluster` paints, the groups of `clusters`",
+            "length": "is what `map --color length` paints, the texts' length"}
 
 
 #: How many characters of a file are looked at for a NUL, which no text file holds.

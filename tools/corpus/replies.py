@@ -29,7 +29,7 @@ from tools.corpus.facts import (
     ReadReport,
     SearchHits,
 )
-from tools.corpus.read import clear_of
+from tools.corpus.read import RESERVED, clear_of
 
 #: Bars one chart shows (the tables hold every row).
 CHART_BARS = 50
@@ -285,5 +285,4 @@ def _kept_as(column: str, renamed: tuple[tuple[str, str], ...]) -> str:
     was = next((old for old, new in renamed if new == column), None)
     if was is None:
         return code(column, 24)
-    own = "numbers the corpus's rows" if was == "id" else "is the corpus's texts" if was == "text" else "was taken"
-    return f"{code(column, 24)} (the file's {code(was, 24)}: {code(was, 24)} {own})"
+    return f"{code(column, 24)} (the file's {code(was, 24)}: {code(was, 24)} {RESERVED.get(was, 'was taken')})"
