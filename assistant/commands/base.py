@@ -113,7 +113,9 @@ class Meaning:
     """What one of a command's terms means, as `help` says it (`help selectivity`, "what is the logit lens?").
 
     Attributes:
-        term: the term as written ("selectivity"); one of the command's ``terms`` says it.
+        term: the term as written ("selectivity"). One of the command's ``terms`` says it when the term asks for the
+            command itself; a term it shares with other commands ("mean pooling", "cosine similarity" of `compare`)
+            is no term of its routing, only read when a question asks what it is.
         text: what it is, in a sentence or two, with its paper.
     """
 
@@ -151,7 +153,7 @@ class Command(Generic[P, F]):
             router compares a question with them.
         terms: words that name this command's measure and nothing else (its paper's authors, the measure's
             own names): a question that says one outside quotes asks for this command.
-        meanings: what its main terms mean (:class:`Meaning`), shown by `help`.
+        meanings: what its main terms mean (:class:`Meaning`), shown by `help`; "what is X?" of one is `help X`.
         Params: the parameter dataclass; its fields are the ``--options``.
     """
 
@@ -163,6 +165,16 @@ class Command(Generic[P, F]):
     phrasings: ClassVar[tuple[str, ...]] = ()
     terms: ClassVar[tuple[str, ...]] = ()
     meanings: ClassVar[tuple[Meaning, ...]] = ()
+
+    @classmethod
+    def meaning_said(cls, text: str) -> Meaning | None:
+        """The meaning whose term ``text`` says, the longest term first ("mean pooling" before "pooling")."""
+        return max((m for m in cls.meanings if m.said_in(text)), key=lambda m: len(m.term), default=None)
+
+    @classmethod
+    def named_terms(cls) -> tuple[str, ...]:
+        """Its ``terms`` and its meanings' terms (each with its plural), as patterns: what "what is X?" may ask."""
+        return cls.terms + tuple(re.escape(m.term) + "s?" for m in cls.meanings)
     #: Whether a question can refer back to this command's reply ("give me 3 of them", "why are they similar?"):
     #: not for commands about the tool, its model or the corpora themselves, whose texts are names.
     followed: ClassVar[bool] = True

@@ -50,7 +50,8 @@ ACTION_WORDS = {
                            r"make (?:\S+ ){1,2}?(?:the )?(?:active|current)|"
                            r"make \S+ the one (?:i'?m|i am|we'?re) using)\b",
                            re.I),
-    Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|how many (?:rows|texts)|columns?|"
+    Action.INFO: re.compile(r"\b(?:info|information|details?|how far|progress|status|"
+                            r"how many (?:rows|texts|documents|docs|records|entries|lines|items)|columns?|"
                             r"what'?s in|(?:is|are) (?:it|they) (?:done|ready|finished)|"
                             r"describe|size|encoded yet|done yet|finished|encoding|going|refused|tell me about)\b",
                             re.I),
@@ -60,6 +61,12 @@ ACTION_WORDS = {
 #: Words that ask to load a file, and what such a question with a file name adds to ``corpus``'s score.
 LOADING = re.compile(r"\b(?:load|import|upload|open|read|ingest|encode|index|here(?:'s| is) (?:the|my) file)\b", re.I)
 LOAD_BONUS = 0.3
+#: A question that asks how many rows a corpus holds ("how many rows does it have?", "how many texts did it
+#: load?"): `corpus info`, by as much as a file to load adds.
+_ROWS_COUNTED = re.compile(r"\bhow\s+many\s+(?:rows|texts|documents|docs|records|entries|lines|items)\s+(?:are\s+there|"
+                           r"(?:does|do|did)\s+(?:it|they|(?:my|the|this|that)\s+(?:corpus|file|data(?:set)?))\s+"
+                           r"(?:have|hold|contain|load|keep)|(?:are|were)\s+(?:in|loaded|kept|encoded)|"
+                           r"(?:did|have)\s+(?:you|i|we)\s+(?:load|loaded|keep|kept|encode|encoded))\b", re.I)
 
 
 def _file_named(slots: Slots) -> str | None:
@@ -122,8 +129,10 @@ class CorpusCommand(Command[Any, Result]):
                                     "(command line only)", metavar="ADDR")
 
     def fit(self, slots: Slots) -> float:
-        """A question that asks to load a file of a corpus format ("import tickets.jsonl and call it tickets")."""
-        return LOAD_BONUS if LOADING.search(slots.rest) and _file_named(slots) else 0.0
+        """A question that asks to load a file of a corpus format ("import tickets.jsonl and call it tickets"), or
+        how many rows a corpus has."""
+        loads = LOADING.search(slots.rest) and _file_named(slots)
+        return LOAD_BONUS if loads or (not slots.quoted and _ROWS_COUNTED.search(slots.rest)) else 0.0
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
         """A file the question names is loaded ("load reviews.csv as a corpus"); else the action its words ask

@@ -21,9 +21,14 @@ ORDER = 30
 BLANK_BONUS = 0.15
 
 
-#: A blank's fills asked of every layer ("now the same at every layer"): the logit lens.
+#: A blank's fills asked of every layer ("now the same at every layer", "at which layer does it know the answer?"):
+#: the logit lens.
 _EVERY_LAYER = re.compile(r"\b(?:at|for|in|across|over|through)\s+(?:every|each|all(?:\s+the)?)\s+layers?\b|"
-                          r"\blayer\s+by\s+layer\b|\bper\s+layer\b", re.I)
+                          r"\blayer\s+by\s+layer\b|\bper\s+layer\b|"
+                          r"\b(?:which|what)\s+layer\s+(?:does|did|do)\s+(?:it|the\s+model|\w+)\s+(?:first\s+)?"
+                          r"(?:know|get|find|predict|guess|figure|work|settle|pick|see)\b|"
+                          r"\b(?:when|how\s+early|how\s+soon)\s+(?:does|did)\s+(?:it|the\s+model)\s+(?:first\s+)?"
+                          r"(?:know|get|find|predict|guess|figure|settle|pick)\b", re.I)
 
 
 @register
@@ -80,7 +85,7 @@ class Mask(Command[Any, Any]):
         return -2 * BLANK_BONUS if row else 0.0
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
-        """"The same at every layer", "layer by layer": the logit lens on the same blank."""
+        """"The same at every layer", "layer by layer", "when does it know?": the logit lens on the same blank."""
         return "lens" if _EVERY_LAYER.search(question) else None
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:

@@ -185,6 +185,15 @@ class Contextuality(Command[Any, Any]):
         return replies.contextuality_difference(a, b, names)
 
 
+#: A question that sets layers side by side without texts ("is layer 3 more like layer 4 or layer 6?", "how similar
+#: are layers 2 and 5?"): `cka`, which compares every layer with every other; what it adds to `cka`'s score.
+_LAYERS_SIDE_BY_SIDE = re.compile(r"\blayers?\s+\d+\b(?:\s+\w+){0,5}?\s+(?:and|or|vs\.?|versus|with|than)\s+"
+                                  r"(?:(?:layer|to)\s+)?\d+\b", re.I)
+_ALIKE = re.compile(r"\b(?:similar|similarity|like|alike|close|closer|differ|different|same|compare|correlated?|"
+                    r"related|match)\b", re.I)
+LAYERS_BONUS = 0.3
+
+
 @register
 class Cka(Command[Any, Any]):
     name, aliases = "cka", ("layer-similarity",)
@@ -221,6 +230,10 @@ class Cka(Command[Any, Any]):
         estimator: str = param("HSIC estimator: auto (debiased when examples are under ten times the hidden size)",
                                "auto", choices=CkaEstimator)
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
+
+    def fit(self, slots: Slots) -> float:
+        side_by_side = _LAYERS_SIDE_BY_SIDE.search(slots.rest) and _ALIKE.search(slots.rest)
+        return LAYERS_BONUS if side_by_side and not slots.quoted else 0.0
 
     vs_instead = ("it compares two models itself: `cka --with MODEL` sets every layer of one against every layer "
                   "of the other.")

@@ -11,7 +11,7 @@ from typing import Any
 from assistant.commands.base import Command, Context, Invocation, Meaning, Texts
 from assistant.commands.options import param
 from assistant.commands.registry import register
-from assistant.commands.slots import ASKING, ROW_ID, TARGET_WORD, Slots, asking_words, shared_word
+from assistant.commands.slots import ASKING, ROW_ID, TARGET_WORD, Slots, asking_words, word_then_sentences
 from tools.benchmark.reference import references_for
 from tools.core.results import Result
 from tools.encoding.pooling import Pooling
@@ -56,6 +56,22 @@ class Compare(Command[Any, Comparison]):
     name, aliases = "compare", ("similarity", "sim")
     summary = "cosine similarity of sentence vectors; a matrix and heatmap for 3+ texts"
     texts = Texts(2, None, "at least two texts separated by `|`", "a | b [| c ...]")
+    meanings = (
+        Meaning("cosine similarity", "the cosine of the angle between two sentence vectors, u·v / (|u| |v|): 1 for "
+                "the same direction, 0 for none in common. One model's vectors share a narrow cone (anisotropy), so "
+                "even unrelated texts score well above 0: `compare` reads a cosine against the model's own cosines "
+                "for STS-B dev pairs, as a share of unrelated pairs below it and the human rating it is typical of."),
+        Meaning("pooling", "how one vector for a text is made from its token vectors (padding never counts): mean, "
+                "cls, max, or sbert (the model's own sentence-transformers recipe, where it has one); `--pool all` "
+                "shows each side by side."),
+        Meaning("mean pooling", "the text's vector is the average of its token vectors, [CLS] and [SEP] included, "
+                "as sentence-transformers averages them; all-MiniLM-L6-v2 was trained to be read this way."),
+        Meaning("CLS pooling", "the text's vector is the hidden state of its first token, [CLS], which BERT's "
+                "next-sentence pre-training fed to a classifier; untuned, it tracks meaning less well than the mean "
+                "(Reimers & Gurevych 2019): `benchmark --pool cls` measures it."),
+        Meaning("max pooling", "each dimension of the text's vector is that dimension's largest value over its "
+                "tokens."),
+    )
     examples = (
         "compare In 1995, the last survey, those numbers were equal. | The last time the survey was "
         "conducted, in 1995, those numbers matched. --pool all",
@@ -222,7 +238,7 @@ class Word(Command[Any, WordInContext]):
         return 0.0  # 'B'?": a word said outside the quotes that each of them holds)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        return word_first(self, slots, always=True)
+        return word_then_sentences(slots, self.phrasings, always=True)
 
 
 @register
@@ -314,7 +330,7 @@ class Static(Command[Any, Any]):
         return shaped * WORD_FIRST_BONUS * (1.5 if glove else 0.5)
 
     def question_texts(self, slots: Slots, table: Mapping[str, Command[Any, Any]]) -> list[str] | None:
-        return word_first(self, slots, always=False)
+        return word_then_sentences(slots, self.phrasings, always=False)
 
     def handed_on(self, question: str, before: Invocation) -> str | None:
         """"The contextual model itself", "instead of GloVe": the model's side alone, `word` for a word in
@@ -380,16 +396,3 @@ class Neighbors(Command[Any, Neighbours]):
             word = near.group(1) if near else said[0] if said else word
         return [re.sub(r"['\u2019]s$", "", word.strip(".,?!"))] if word else []  # "bank's neighbours": bank
 
-
-def word_first(command: Command[Any, Any], slots: Slots, always: bool) -> list[str] | None:
-    """``word`` / ``static``: the word first, then the sentences that contain it (None: the usual texts)."""
-    if slots.word is not None:
-        sentences = [t for t in slots.sentences if t != slots.word]
-        if always or len(sentences) >= 2:
-            return [slots.word, *sentences]
-    if slots.given and len(slots.sentences) >= 2:  # (the words outside the texts: around quotes, before a colon)
-        shared = shared_word(slots.rest if slots.quoted else slots.lead, slots.sentences,
-                             asking_words(command.phrasings))
-        if shared is not None:  # "is bank in 'the river bank' the same vector as in 'a bank loan'?"
-            return [shared, *slots.sentences]
-    return None

@@ -362,3 +362,17 @@ def shared_word(outside: str, sentences: list[str], asking: frozenset[str]) -> s
         if all(pattern.search(sentence) for sentence in sentences):
             return word
     return None
+
+
+def word_then_sentences(slots: Slots, phrasings: tuple[str, ...], always: bool) -> list[str] | None:
+    """The texts of ``word`` / ``static`` (whose ``phrasings`` are given): the word first, then the sentences that
+    contain it (None: the usual texts); ``always``: also with fewer than two sentences."""
+    if slots.word is not None:
+        sentences = [t for t in slots.sentences if t != slots.word]
+        if always or len(sentences) >= 2:
+            return [slots.word, *sentences]
+    if slots.given and len(slots.sentences) >= 2:  # (the words outside the texts: around quotes, before a colon)
+        shared = shared_word(slots.rest if slots.quoted else slots.lead, slots.sentences, asking_words(phrasings))
+        if shared is not None:  # "is bank in 'the river bank' the same vector as in 'a bank loan'?"
+            return [shared, *slots.sentences]
+    return None

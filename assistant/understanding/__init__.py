@@ -160,7 +160,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                              suggestions=tuple(s.examples[0] for s in rows if s.name in ("compare", "mask", "attend")))
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
-    if (asked := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)) is not None:
+    if (asked := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)
+            or helping.judged(question, session, table)) is not None:
         return asked
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.handed_on(question, session, table, settings)

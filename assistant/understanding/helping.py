@@ -1,7 +1,7 @@
 """Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
 the last command), "and for why?" right after `help compare` (`help why`), "back to the default model", "use the
-int8 fast path"; what a term means ("what is the logit lens?": `help logit lens`); and, right after `help X`, "show it
-for 30 sentences" (X)."""
+int8 fast path", "is that good?" (the last command again: its reply opens with its verdict); what a term means
+("what is the logit lens?": `help logit lens`); and, right after `help X`, "show it for 30 sentences" (X)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,21 @@ _THAT_COMMAND = re.compile(r"\b(?:how\s+does|options?|usage|help|flags?|settings
                            r"\b(?:what|which)\s+(?:other\s+|more\s+)?(?:options|flags|settings|parameters|arguments|choices|strategies)\s+"
                            r"(?:can|could|does|do|should|may)\s+(?:i\s+|you\s+)?(?:\w+\s+){0,2}(?:it|this|that)\b",
                            re.I)
+#: A question that asks how to read the last result ("is that good?", "is that a high score?", "what does that
+#: number mean?", "how should I read this?"): the last command again, whose reply opens with its verdict.
+_JUDGED = re.compile(
+    r"\W*(?:(?:and|so|ok|okay|but|hmm|well|then|sorry)\W+)*(?:"
+    r"(?:is|was|are|were)\s+(?:that|this|it|th[eo]se|the\s+(?:score|result|number|cosine|value|similarity))\s+"
+    r"(?:(?:a|an|really|very|pretty|quite)\s+)*(?:good|high|low|bad|big|small|large|strong|weak|significant|normal|"
+    r"typical|expected|reasonable|decent|ok|okay|meaningful)(?:\s+(?:one|score|number|value|result|cosine|"
+    r"similarity|correlation))?(?:\s+or\s+(?:not|bad|good|low|high))?"
+    r"|how\s+(?:good|high|low|bad|strong|significant|meaningful)\s+is\s+(?:that|this|it)(?:\s+(?:score|number|value|"
+    r"result))?"
+    r"|what\s+does\s+(?:(?:that|this|it|the|an?)(?:\s+(?:score|number|value|result|cosine)(?:\s+of)?)?|"
+    r"(?:an?\s+)?(?:(?:score|cosine|similarity|value)\s+(?:of\s+)?)?[-+]?\d*\.?\d+)\s+(?:mean|tell\s+(?:me|us))"
+    r"|how\s+(?:should|do|can|would)\s+(?:i|we)\s+(?:read|interpret|understand)\s+(?:that|this|it|the\s+(?:score|"
+    r"result|number|cosine))"
+    r")(?:\s+(?:then|here|now|really|exactly|actually))?\W*", re.I)
 #: Right after `help X`, a line that only names another command ("and for why?", "what about search?").
 _HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|how)\s+about\s+|(?:same\s+)?for\s+)?"
                         r"(?:the\s+)?`?([a-z-]+)`?(?:\s+command)?\s*[?!.]*\s*", re.I)
@@ -79,9 +94,9 @@ def what_is(question: str, session: Session, table: Mapping[str, Command]) -> Un
         return None
     the = _THE.match(subject)
     for spec in dict.fromkeys(table.values()):
-        rest = without_terms(spec.terms, subject)
+        rest = without_terms(spec.named_terms(), subject)
         if rest != subject and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
-            meaning = next((m for m in spec.meanings if m.said_in(subject)), None)  # ("help logit lens")
+            meaning = spec.meaning_said(subject)  # ("help logit lens")
             if meaning is None and the and earlier.previous_command(session, table) is not None:
                 return None
             asked = subject[the.end():] if the else subject
@@ -141,6 +156,15 @@ def asked_of_the_last(question: str, session: Session, table: Mapping[str, Comma
     if "help" in table and last is not None and _THAT_COMMAND.search(question):
         return Understanding(line=f"help {last[1].name}", because=f"it asks about the last command, {last[1].name}")
     return None
+
+
+def judged(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """"Is that good?", "what does 0.7 mean?" (no pooling "mean"): the last command again, whose reply opens with its
+    verdict."""
+    if not _JUDGED.fullmatch(question) or (last := earlier.previous_command(session, table)) is None:
+        return None
+    return Understanding(line=last[0], because="it asks how to read the last result, which the reply's first "
+                         "sentence judges (against the model's own references, where it has them)")
 
 
 def _compared_with(line: str, table: Mapping[str, Command]) -> str | None:
