@@ -176,9 +176,9 @@ def _check_texts(spec: Command, texts: list[str], settings: Settings) -> list[st
         raise UserError(f"`{spec.name}` takes no text, only options: {spec.usage}.")
     for index, text in enumerate(texts):
         if not text and (len(texts) > 1 or least > 0):
-            raise UserError(
-                f"Text {index + 1} is empty: write something between the `|` separators, or remove the extra `|`."
-            )
+            where = ("between the `|` separators, or remove the extra `|`" if len(texts) > 1
+                     else "between the quotes")
+            raise UserError(f"Text {index + 1} is empty: write something {where}.")
         if len(text) > settings.max_chars:
             raise UserError(
                 f"Text {index + 1} is {len(text):,} characters long; the limit is {settings.max_chars:,} "

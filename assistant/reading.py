@@ -198,6 +198,10 @@ _CHAT_TAIL = re.compile(r"\s*[a-z]+\s+(?:tho|though|then|pls|plz|please|again|no
                         re.I)  # ("why are there so many pieces": a question, not `why` with one text)
 
 
+#: An empty quoted text ("attend ''", "compare "" | a").
+_EMPTY_QUOTES = re.compile(r"(?:^|\s|\|)([\'\"])\1(?=\s|\||$)")
+
+
 def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings,
                  progress: Progress | None = None) -> Understanding | None:
     """A line the parser refused, read as a sentence, or None (the parser's sentence stands).
@@ -212,6 +216,8 @@ def _as_sentence(line: str, session: Session, hub: ModelHub, settings: Settings,
     one ("explain ...") or it holds quotes inside words. "compare only one text" keeps the parser's sentence."""
     if not line.split() or re.match(r"\s*<(?!mask>)", line, re.I):
         return None  # "<script>...": markup, not a sentence; the parser's sentence echoes it
+    if _EMPTY_QUOTES.search(line):
+        return None  # `attend ''`: an empty text, which the parser's sentence names, not a text of two quotes
     first = line.split()[0].lower().rstrip("?!.")  # "why?" names `why`
     typed = TABLE.get(first)
     if typed is not None and not typed.takes_vs and "--vs" in line.lower().split():

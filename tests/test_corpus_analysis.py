@@ -10,11 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
 from assistant.render.terminal import write_downloads
 from tests.corpus_helpers import clustered, vector_corpus
 from tools.core.config import Settings
+from tools.core.errors import UserError
 from tools.corpus import replies
 from tools.corpus.clusters import c_tf_idf, clusters
 from tools.corpus.duplicates import duplicates
@@ -59,6 +61,40 @@ def test_clusters_recover_topics_with_the_real_model(lm, tmp_path):
     result = replies.clusters(found)
     assert len(result.table("rows")) == len(texts) and result.table("clusters")["size"].sum() == len(texts)
     assert result.text.startswith("**3 clusters**") and "silhouette" in result.text
+
+
+def test_one_clusters_rows_are_listed_closest_to_its_centroid_first(tmp_path):
+    vectors, _ = clustered(600, 16, 4, seed=3)
+    store = CorpusStore(tmp_path / "corpora")
+    texts = [f"text {i}" for i in range(600)]
+    corpus = vector_corpus(store, tmp_path, texts, vectors, "planted")
+    whole = clusters(corpus, 4, seed=1)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    for said, group in (("2", 2), ("largest", int(np.argmax(whole.sizes))), ("smallest", int(np.argmin(whole.sizes)))):
+        shown = clusters(corpus, 4, seed=1, group=said)  # the same k and seed: the groups read back, not fitted again
+        assert shown.shown == group and np.array_equal(shown.labels, whole.labels) and shown.reused
+        assert "the groups of the last run of this k and seed, read back" in replies.clusters(shown).text
+        members = np.flatnonzero(whole.labels == group)  # computed apart: cosine to the members' normalised mean
+        centre = unit[members].mean(axis=0)
+        cosine = unit[members] @ (centre / np.linalg.norm(centre))
+        assert sorted(shown.members) == members.tolist()
+        np.testing.assert_allclose(shown.closeness, np.sort(cosine)[::-1], atol=1e-5)
+        result = replies.clusters(shown)
+        listed = result.table(f"cluster {group}")  # the group's table first, the usual tables after it
+        assert result.tables[0].name == f"cluster {group}" and len(listed) == whole.sizes[group]
+        assert list(listed.columns[:4]) == ["rank", "id", "cosine to centre", "text"]
+        assert listed["text"].iat[0] == texts[shown.members[0]]
+        assert result.text.startswith(f"**Cluster {group}** of 4 in **planted** ({whole.sizes[group]:,} rows")
+    assert not whole.reused and not clusters(corpus, 4, seed=2).reused  # (another seed is another run)
+    auto = clusters(corpus, "auto", seed=1)
+    again = clusters(corpus, "auto", seed=1, group="largest")  # k chosen again as it was, its silhouettes kept
+    assert not auto.reused and again.reused and again.k == auto.k and again.silhouettes == auto.silhouettes
+    assert again.chosen_by == "silhouette" and again.sample_rows == auto.sample_rows
+    assert np.array_equal(again.labels, auto.labels)
+    with pytest.raises(UserError) as refused:
+        clusters(corpus, 4, seed=1, group="7")
+    assert str(refused.value) == "There are 4 clusters, numbered 0 to 3: --group `7` is none of them (or say largest " \
+                                 "or smallest)."
 
 
 def test_c_tf_idf_matches_a_hand_computation():

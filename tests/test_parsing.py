@@ -112,6 +112,18 @@ def test_empty_text_between_pipes():
     assert "Text 2 is empty" in error("compare a | | b")
 
 
+def test_an_empty_quoted_text_is_refused_as_empty_not_read_as_two_quote_marks(hub):
+    from assistant.dispatch import execute
+    from assistant.session import Session
+
+    with pytest.raises(UserError, match="Text 1 is empty: write something between the quotes"):
+        parse("attend ''", TABLE)
+    reply = execute("attend '' ", Session(), hub, hub.settings)  # (not a question about the text "''")
+    assert not reply.ok and not reply.routed and reply.error == "Text 1 is empty: write something between the quotes."
+    reply = execute('compare "" | a cat', Session(), hub, hub.settings)
+    assert not reply.ok and reply.error.startswith("Text 1 is empty: write something between the `|` separators")
+
+
 def test_too_many_texts_names_the_limit():
     message = error("compare " + " | ".join(f"text {i}" for i in range(1000)))
     assert "at most 64 texts per command (ASSISTANT_MAX_TEXTS); got 1,000" in message

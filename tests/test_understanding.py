@@ -1203,8 +1203,15 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare A dog ran. | A cat ran."], "how similar are layers 2 and 5?", "cka"),
     # how many rows a corpus has
     (["corpus load reviews.csv"], "how many rows does it have?", "corpus info"),
+    # one cluster's rows: "cluster 3" is a group, "6 groups" a k; a new k or seed leaves the group it picked from
+    (["clusters"], "what's in cluster 3?", "clusters --group 3"),
+    (["clusters --k 6"], "and the biggest one?", "clusters --k 6 --group biggest"),
+    (["clusters --k 6"], "list the texts in the smallest topic", "clusters --k 6 --group smallest"),
+    (["clusters --k 4 --group 2"], "cluster them into 6 groups", "clusters --k 6"),
+    (["clusters --group 2"], "split my texts into 4 clusters", "clusters --k 4"),
     # a term another command shares is no term of compare's routing, but what it means is compare's help
     ([], "what is mean pooling?", "help mean pooling"),
+    (["compare A dog ran. | A cat ran."], "what is mean pooling?", "help mean pooling"),  # (no `--pool mean`)
     (["compare A dog ran. | A cat ran."], "what does cosine similarity mean?", "help cosine similarity"),
     (["mask Rome is the [MASK] of Italy."], "so what explains its top fill?",
      "mask Rome is the [MASK] of Italy. --why"),
@@ -1848,7 +1855,10 @@ def test_help_finds_the_command_named_in_its_text(hub):
     assert reply.ok and "clusters [--k N|auto]" in reply.result.text
     assert "c-TF-IDF**: TF-IDF with each group's texts joined" in reply.result.text  # its terms, each with its meaning
     refused = execute("help nothing-like-this", Session(), hub, hub.settings)
-    assert not refused.ok and "no command or term `nothing-like-this`" in refused.error
+    assert not refused.ok and "no command or term `nothing-like-this`; type `help`" in refused.error
+    typo = execute("help mean poolng", Session(), hub, hub.settings)  # a term misspelt: the one meant, one click away
+    assert not typo.ok and "did you mean `help mean pooling`?" in typo.error
+    assert typo.suggestions == ("help mean pooling",)
 
 
 def test_help_of_a_term_opens_with_its_meaning_then_its_commands_help(hub):

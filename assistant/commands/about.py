@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,7 +59,12 @@ class Help(Command[Any, Result]):
         if texts:
             meaning, command = asked_of_help(texts[0], ctx.commands)  # "help compare", "help with clusters", "help CKA"
             if command is None:
-                raise UserError(f"There is no command or term {code(texts[0], 30)}; type `help` for the list.")
+                known = [n for c in commands() for n in (c.name, *c.aliases, *(m.term for m in c.meanings))]
+                close = difflib.get_close_matches(texts[0].lower(), [k.lower() for k in known], n=1, cutoff=0.75)
+                meant = next((k for k in known if close and k.lower() == close[0]), None)
+                hint = f"; did you mean `help {meant}`? Or" if meant else ";"
+                raise UserError(f"There is no command or term {code(texts[0], 30)}{hint} type `help` for the list.",
+                                fixes=((texts[0], meant),) if meant else ())
             rows = [{"option": o.usage(), "what it does": o.help,
                      "default": "" if o.default is None else str(o.default)} for o in command.options]
             frame = pd.DataFrame(rows, columns=["option", "what it does", "default"])

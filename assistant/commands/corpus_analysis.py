@@ -124,7 +124,7 @@ class Clusters(Command[Any, Any]):
     )
     summary = ("groups of your texts (k-means on their vectors) with sizes, c-TF-IDF label words, three "
                "representative texts each, and every row's group")
-    examples = ("clusters", "clusters --k 8", "clusters --corpus reviews --seed 3")
+    examples = ("clusters", "clusters --k 8", "clusters --group largest", "clusters --corpus reviews --seed 3")
     phrasings = (
         "group my texts into topics",
         "cluster my corpus",
@@ -140,6 +140,8 @@ class Clusters(Command[Any, Any]):
         seed: int = param("seed of k-means and of the silhouette sample", 0, minimum=0, maximum=2**32 - 1)
         corpus: str | None = param(CORPUS_HELP, metavar="NAME")
         among: str | None = param(IN_HELP, metavar="selection|IDS", name="in")
+        group: str | None = param("list one cluster's rows, closest to its centre first: its number, largest or "
+                                  "smallest", metavar="N|largest|smallest", view=True)
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         k: int | str = p.k.strip().lower()
@@ -149,7 +151,7 @@ class Clusters(Command[Any, Any]):
             k = int(k)
         corpus = _corpus(ctx, p.corpus)
         among = rows_among(ctx.maps, ctx.session.page_key, corpus, p.among, ctx.session.key)
-        return clusters.clusters(corpus, k, p.seed, among)
+        return clusters.clusters(corpus, k, p.seed, among, p.group)
 
     def reply(self, facts: Any) -> Result:
         return replies.clusters(facts)

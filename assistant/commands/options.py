@@ -116,6 +116,8 @@ class Option:
         default: the value when the option is absent.
         metavar: how the value is written in the usage line (default: the type's own).
         field: the parameter field it fills, when its name is not the option's (``--in`` fills ``among``).
+        view: whether it picks what the reply shows of the results the other options make (``clusters --group``):
+            a follow-up that changes those results, or asks the command anew, leaves it out.
     """
 
     name: str
@@ -124,6 +126,7 @@ class Option:
     default: Any = None
     metavar: str = ""
     field: str = ""  # the parameter it fills, when not its name with `_` for `-` (``with`` fills ``with_``)
+    view: bool = False
 
     @property
     def dest(self) -> str:
@@ -160,7 +163,7 @@ class Option:
 
 def param(help: str, default: Any = None, *, minimum: float | None = None, maximum: float | None = None,
           choices: type[enum.Enum] | tuple[str, ...] = (), extra: tuple[str, ...] = (), several: bool = False,
-          metavar: str = "", name: str = "") -> Any:
+          metavar: str = "", name: str = "", view: bool = False) -> Any:
     """A parameter dataclass field: its default and how it is typed on the command line.
 
     Args:
@@ -172,10 +175,11 @@ def param(help: str, default: Any = None, *, minimum: float | None = None, maxim
         several: a comma-separated list of choices.
         metavar: how the value is written in the usage line.
         name: the option's name when it is not the field's with ``_`` as ``-``.
+        view: it picks what the reply shows of the results the others make (see :class:`Option`).
     """
     values = tuple(str(m.value) for m in choices) if isinstance(choices, type) else tuple(choices)
     meta = {"help": help, "minimum": minimum, "maximum": maximum, "choices": values + tuple(extra),
-            "several": several, "metavar": metavar, "name": name}
+            "several": several, "metavar": metavar, "name": name, "view": view}
     return dataclasses.field(default=default, metadata={"option": meta})
 
 
@@ -198,7 +202,7 @@ def options_of(params: type) -> tuple[Option, ...]:
             ptype = TEXT
         name = meta.get("name") or f.name.replace("_", "-")
         out.append(Option(name, ptype, meta["help"], f.default, meta.get("metavar", ""),
-                          f.name if f.name != name.replace("-", "_") else ""))
+                          f.name if f.name != name.replace("-", "_") else "", meta.get("view", False)))
     return tuple(out)
 
 

@@ -149,11 +149,13 @@ def merged_line(previous: str, inv: Invocation, table: Mapping[str, Command],
     """``previous`` with the texts and options of ``again`` (``inv``) merged in, checked by re-parsing.
 
     Options given to `again` replace the previous values; ``--name default`` removes one
-    (``--flag off`` too); texts given to `again` replace the previous texts.
+    (``--flag off`` too); texts given to `again` replace the previous texts. An option that picks what the reply
+    shows (:attr:`Option.view`) goes when another changes the results it picked from.
     """
     before = parse(previous, table, settings)
     spec = table[before.verb]
     values = option_values(before, spec)
+    was = dict(values)
     for dest, raw in inv.options.items():
         option = next((o for o in spec.options if o.dest == dest), None)
         name = option.name if option is not None else dest.replace("_", "-")
@@ -164,6 +166,11 @@ def merged_line(previous: str, inv: Invocation, table: Mapping[str, Command],
             values[name] = ""
         else:  # None (a missing value) is refused by the re-parse with the option's usual sentence
             values[name] = None if raw is None else _value_token(raw)
+    made_anew = any(not option.view and values.get(option.name) != was.get(option.name)
+                    for option in spec.options)  # ("into 6 groups" after `clusters --k 4 --group 2`: no group 2)
+    for option in spec.options if made_anew else ():
+        if option.view and option.dest not in inv.options:
+            values.pop(option.name, None)
     texts = list(inv.texts) or list(before.texts)
     parts = [spec.name] + ([" | ".join(_quoted(t) for t in texts)] if texts else [])
     parts += [f"--{name}" if not value else f"--{name} {value}" for name, value in values.items()]

@@ -161,7 +161,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
     if (asked := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)
-            or helping.judged(question, session, table)) is not None:
+            or helping.judged(question, session, table) or helping.what_is(question, session, table)) is not None:
         return asked
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.handed_on(question, session, table, settings)
@@ -173,8 +173,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
                                      or asked_of_one(question, session, table, settings))
     if follow is not None:
         return follow
-    alone = (helping.what_is(question, session, table)
-             or named.reloaded(question, session, table, settings)
+    alone = (named.reloaded(question, session, table, settings)
              or named.load_asked_after(question, session, table, settings)
              or context.named_alone(question, session, table, settings)
              or named.corpus_switch(question, session, table, settings)
@@ -214,7 +213,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     try:
         line = fill.line_for(spec, question, table, previous, own_model=session.model or settings.model,
                              carried={**named.previous_corpus(spec, before),
-                                      **settings_kept.asked_again(before, spec, shared),
+                                      **settings_kept.asked_again(question, before, spec, shared),
                                       **settings_kept.carried(question, spec, before, session, settings, table)},
                              shared=shared,
                              known=named.known_names(spec, session, settings))

@@ -67,20 +67,23 @@ def shared_options(question: str, before: Invocation | None, spec: Command,
     return {name: value for name, value in _settings(before, spec, table, but=count).items() if name not in reset}
 
 
-def asked_again(before: Invocation | None, spec: Command, shared: Mapping[str, str]) -> dict[str, str]:
+def asked_again(question: str, before: Invocation | None, spec: Command, shared: Mapping[str, str]) -> dict[str, str]:
     """The previous settings (``shared``, from :func:`shared_options`) that stay when a command without texts is asked
     again in other words, all but its count ("count a pair from gold 4.5" after `benchmark --data stsb-test` keeps
-    the data, not the sample; "let it choose k itself" after `clusters --k 8` drops the 8)."""
+    the data, not the sample; "let it choose k itself" after `clusters --k 8` drops the 8); a question that only
+    picks what to show of them keeps the count too ("the texts of the smallest topic" after `clusters --k 6`)."""
     if before is None or before.verb != spec.name or spec.texts.most != 0:
         return {}
-    return {name: value for name, value in shared.items() if name != spoken.count_option(spec)}
+    said = spoken.read(question, spec).options
+    viewing = bool(said) and all(getattr(spec.option(name), "view", False) for name in said)
+    return {name: value for name, value in shared.items() if viewing or name != spoken.count_option(spec)}
 
 
 def _settings(before: Invocation, spec: Command, table: Mapping[str, Command],
               but: str | None = None) -> dict[str, str]:
     """The previous command's settings (as typed, away from its own defaults) that ``spec`` takes too, but one."""
     return {name: value for name, value in option_values(before, table[before.verb]).items()
-            if name != but and (option := spec.option(name)) is not None and option.accepts(value)}
+            if name != but and (option := spec.option(name)) is not None and not option.view and option.accepts(value)}
 
 
 def _kept(question: str, before: Invocation | None, spec: Command, table: Mapping[str, Command]) -> dict[str, str]:

@@ -51,8 +51,8 @@ class Spoken:
     rest: str = ""
 
 
-#: A value that lists numbers ("1-200", "3,8"): rows, read before any count.
-_RANGE = re.compile(r"\d\s*[-,]\s*#?\d")
+#: A name that holds a number ("1-200", "3,8": rows; "cluster 3": a group), read before any count.
+_DIGIT = re.compile(r"\d")
 
 
 def read(text: str, spec: Command, own_model: str | None = None,
@@ -74,9 +74,11 @@ def read(text: str, spec: Command, own_model: str | None = None,
         span = (span[0], span[1] + 2) if text.startswith("'s", span[1]) else span  # ("every pooling's cosine")
         cuts.extend((span, *more))
 
-    ranges = {}  # ranges of rows, cut before numbers ("rows 1-200 into clusters" counts no 200 groups), kept in turn
-    for option in spec.options if _RANGE.search(text) else ():
-        if not option.type.numeric and (named := _named(text, option)) is not None and _RANGE.search(named[0]) \
+    # names that hold numbers, cut before numbers ("rows 1-200 into clusters" counts no 200 groups, "what's in cluster
+    # 3?" asks for no 3 groups), kept in turn
+    ranges = {}
+    for option in spec.options if _DIGIT.search(text) else ():
+        if not option.type.numeric and (named := _named(text, option)) is not None and _DIGIT.search(named[0]) \
                 and option.accepts(named[0]):
             ranges[option.name] = named[0]
             cuts.append(named[1])

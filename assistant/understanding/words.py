@@ -154,6 +154,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "in": (rf"\b(?:among|in|within|from|only|on|of)\s+(?:rows?|hits?|ids?)\s+"
            rf"(?P<v>#?\d+(?:{IDS_JOIN}#?\d+{_NOT_A_COUNT})*)\b",
            rf"\b(?:rows?|ids?)\s+\(?(?P<v>\d+(?:{IDS_JOIN}\d+{_NOT_A_COUNT})+)\b"),  # ("rows (3,8,10-20)")
+    "group": (r"\b(?:cluster|topic|group)\s+(?:#|no\.?\s*|number\s+)?(?P<v>\d+)\b"
+              r"(?!\s*(?:[-,]\s*\d|clusters|groups|topics))",  # ("what's in cluster 3?"; not "cluster 3-5")
+              r"\b(?P<v>largest|biggest|smallest)\s+(?:cluster|topic|group|one)\b"),  # ("and the smallest one?")
     "color": (r"\b(?:colou?r(?:ed)?|by)\s+(?:by\s+)?(?:the\s+|its\s+)?(?P<v>[\w-]+)\s+column\b",
               r"\bcolou?r(?:ed|s)?\s+(?:it\s+|them\s+|the\s+(?:points|dots|map)\s+)?(?:by|with)\s+"
               r"(?:the\s+|its\s+|their\s+|these\s+|those\s+)?(?P<v>[\w-]+)\b(?!\s+(?:of|length|count)\b)"),

@@ -17,6 +17,7 @@ import numpy as np
 
 from tools.core import cancel
 from tools.core.errors import UserError
+from tools.core.text import code
 from tools.corpus.facts import Clusters
 from tools.corpus.files import atomic_write, save_npy
 from tools.corpus.folder import Corpus
@@ -87,15 +88,27 @@ def c_tf_idf(documents: list[str], top: int = LABEL_WORDS) -> list[list[tuple[st
     return out
 
 
-def store_labels(corpus: Corpus, labels: np.ndarray, words: list[list[str]]) -> bool:
-    """Keep a whole-corpus clustering beside the corpus (False when its folder is read-only)."""
+def store_labels(corpus: Corpus, labels: np.ndarray, words: list[list[str]], run: dict | None = None) -> bool:
+    """Keep a whole-corpus clustering beside the corpus (False when its folder is read-only); ``run``: what made it
+    (the k asked, the seed, how k was chosen), so the same run is read back, not fitted again (:func:`_same_run`)."""
     try:
         save_npy(corpus.folder / LABELS_FILE, labels.astype(np.int32))
-        atomic_write(corpus.folder / WORDS_FILE, lambda h: json.dump({"k": int(labels.max()) + 1, "words": words}, h),
+        atomic_write(corpus.folder / WORDS_FILE,
+                     lambda h: json.dump({"k": int(labels.max()) + 1, "words": words, "run": run or {}}, h),
                      binary=False)
     except OSError:
         return False
     return True
+
+
+def _same_run(corpus: Corpus, asked: str, seed: int) -> tuple[np.ndarray, dict] | None:
+    """The labels and the run kept by the last whole-corpus clustering when it asked the same k with the same seed
+    (k-means with a seed gives the same groups again: "what's in cluster 3?" reads them back), or None."""
+    kept = stored_labels(corpus)
+    if kept is None:
+        return None
+    run = json.loads((corpus.folder / WORDS_FILE).read_text(encoding="utf-8")).get("run") or {}
+    return (kept[0], run) if run.get("asked") == asked and run.get("seed") == seed else None
 
 
 def stored_labels(corpus: Corpus) -> tuple[np.ndarray, list[list[str]]] | None:
@@ -109,46 +122,76 @@ def stored_labels(corpus: Corpus) -> tuple[np.ndarray, list[list[str]]] | None:
     return labels, json.loads(words_path.read_text(encoding="utf-8")).get("words", [])
 
 
-def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0, among: np.ndarray | None = None) -> Clusters:
+def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0, among: np.ndarray | None = None,
+             group: str | None = None) -> Clusters:
     """Every row's group, the groups' sizes, label words and representative texts.
 
     ``among``: only these row ids (a selection on the map); otherwise every row, and the labels are stored
-    with the corpus (:func:`stored_labels`).
+    with the corpus (:func:`stored_labels`). ``group``: a group's number, ``largest`` or ``smallest``, whose rows
+    the facts list, closest to its centroid first.
     """
     unit = np.asarray(corpus.unit_vectors() if among is None else corpus.unit_vectors()[among], dtype=np.float32)
     n = len(unit)
     if n < 3:
         raise UserError(f"Corpus `{corpus.name}` has {n} rows; clusters need at least 3.")
+    if isinstance(k, str) and k.lower() != "auto":
+        raise UserError(f"--k takes a number or `auto`, not `{k}`.")
+    if not isinstance(k, str) and not 2 <= k <= min(MAX_K, n - 1):
+        raise UserError(f"--k must be between 2 and {min(MAX_K, n - 1)} for this corpus of {n} rows, not {k}.")
+    asked = str(k).lower()
+    same = None if among is not None else _same_run(corpus, asked, seed)
     silhouettes: dict[int, float] = {}
-    sample_rows = 0
-    if isinstance(k, str):
-        if k.lower() != "auto":
-            raise UserError(f"--k takes a number or `auto`, not `{k}`.")
-        k_chosen, silhouettes, sample_rows = choose_k(unit, seed)
-        chosen_by = "silhouette"
+    if same is not None:
+        labels, run = same
+        k_chosen, chosen_by, sample_rows = int(labels.max()) + 1, run["chosen_by"], run["sample_rows"]
+        silhouettes = {int(key): float(v) for key, v in run["silhouettes"].items()}
     else:
-        if not 2 <= k <= min(MAX_K, n - 1):
-            raise UserError(f"--k must be between 2 and {min(MAX_K, n - 1)} for this corpus of {n} rows, not {k}.")
-        k_chosen, chosen_by = int(k), "given"
-    cancel.check()
-    model = _kmeans(k_chosen, n, seed)
-    labels = model.fit_predict(unit).astype(np.int64)
+        sample_rows = 0
+        if isinstance(k, str):
+            k_chosen, silhouettes, sample_rows = choose_k(unit, seed)
+            chosen_by = "silhouette"
+        else:
+            k_chosen, chosen_by = int(k), "given"
+        cancel.check()
+        labels = _kmeans(k_chosen, n, seed).fit_predict(unit).astype(np.int64)
     rows = corpus.rows() if among is None else corpus.rows().iloc[among].reset_index(drop=True)
     texts = rows["text"].tolist()
-    sizes, reps, docs = [], [], []
-    for group in range(k_chosen):
-        members = np.flatnonzero(labels == group)
+    sizes, reps, docs, ranked = [], [], [], []
+    for g in range(k_chosen):
+        members = np.flatnonzero(labels == g)
         sizes.append(len(members))
         docs.append(" ".join(texts[i] for i in members))
         centroid = unit[members].mean(axis=0) if len(members) else np.zeros(unit.shape[1], np.float32)
         centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
         closeness = unit[members] @ centroid
-        order = np.lexsort((members, -closeness))[:REPRESENTATIVES]
-        reps.append(tuple(int(members[i]) for i in order))
+        order = np.lexsort((members, -closeness))
+        reps.append(tuple(int(members[i]) for i in order[:REPRESENTATIVES]))
+        ranked.append((members[order], closeness[order]))
     words = c_tf_idf(docs)
-    if among is None:
-        store_labels(corpus, labels, [[w for w, _ in group] for group in words])
+    if among is None and same is None:
+        store_labels(corpus, labels, [[w for w, _ in words_of] for words_of in words],
+                     {"asked": asked, "seed": seed, "chosen_by": chosen_by, "sample_rows": sample_rows,
+                      "silhouettes": {str(key): v for key, v in silhouettes.items()}})
     method = "minibatch-kmeans" if n > MINIBATCH_FROM else "kmeans"
+    shown = None if group is None else _group(group, sizes)
     return Clusters(corpus=corpus.info(), k=k_chosen, method=method, chosen_by=chosen_by, silhouettes=silhouettes,
                     sample_rows=sample_rows, labels=labels, unassigned=0, sizes=tuple(sizes),
-                    label_words=tuple(tuple(w) for w in words), representatives=tuple(reps), rows=rows, seed=seed)
+                    label_words=tuple(tuple(w) for w in words), representatives=tuple(reps), rows=rows, seed=seed,
+                    reused=same is not None, shown=shown,
+                    members=() if shown is None else tuple(int(i) for i in ranked[shown][0]),
+                    closeness=() if shown is None else tuple(float(c) for c in ranked[shown][1]))
+
+
+#: The groups ``--group`` names by their size: the word, whether the largest.
+BY_SIZE = {"largest": True, "biggest": True, "smallest": False}
+
+
+def _group(said: str, sizes: list[int]) -> int:
+    """The group ``said`` names: its number, or ``largest`` / ``smallest`` (the first of equals)."""
+    word = said.strip().lower().lstrip("#")
+    if word in BY_SIZE:
+        return (max if BY_SIZE[word] else min)(range(len(sizes)), key=lambda g: sizes[g])
+    if not word.isdigit() or int(word) >= len(sizes):
+        raise UserError(f"There are {len(sizes)} clusters, numbered 0 to {len(sizes) - 1}: --group {code(said, 20)} "
+                        "is none of them (or say largest or smallest).")
+    return int(word)

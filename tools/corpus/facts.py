@@ -176,6 +176,9 @@ class Clusters:
         label_words: per group, its c-TF-IDF words, best first, with their weights.
         representatives: per group, the rows (positions in ``rows``) closest to its centroid, closest first.
         rows: the rows clustered (id, text, metadata: every row, or a selection); seed: the random seed.
+        reused: whether the groups were read back from the last run of the same k and seed, not fitted again.
+        shown: the group whose rows the reply lists (``--group``), or None; members: its rows (positions in
+            ``rows``), closest to its centroid first; closeness: each one's cosine to that centroid.
     """
 
     corpus: CorpusInfo
@@ -191,6 +194,10 @@ class Clusters:
     representatives: tuple[tuple[int, ...], ...]
     rows: pd.DataFrame
     seed: int
+    reused: bool = False
+    shown: int | None = None
+    members: tuple[int, ...] = ()
+    closeness: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

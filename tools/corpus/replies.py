@@ -187,16 +187,36 @@ def clusters(c: Clusters) -> Result:
     top = ", ".join(w for w, _ in c.label_words[largest][:4]) or "no label words"
     where = (f"{c.corpus.rows:,} rows" if len(rows) == c.corpus.rows
              else f"the selection: {len(rows):,} of its {c.corpus.rows:,} rows")
+    how += "; the groups of the last run of this k and seed, read back" if c.reused else ""
     text = (f"**{c.k} clusters** in **{md(c.corpus.name)}** ({where}; {how}; {c.method}, "
             f"seed {c.seed}); "
             f"the largest, cluster {largest} ({c.sizes[largest]:,} rows), is about {md(top)}. "
             f"{c.unassigned} rows are unassigned (k-means puts every row in a group). Label words are c-TF-IDF "
             "(each cluster's texts as one document: word frequency x log(1 + mean words per cluster / the word's "
             "count in all clusters)).")
+    said = {"k": c.k, "chosen by": c.chosen_by, "seed": c.seed}
+    if c.shown is not None:
+        text, table = _group_shown(c, c.shown, where, how)
+        tables.insert(0, table)
+        said["group"] = c.shown
     frame = groups.assign(label=[f"{g}: {w[:40]}" for g, w in zip(groups["cluster"], groups["label words"])])
     chart = charts.bars(frame[["label", "size"]], "label", "size", title="Rows per cluster", sort=list(frame["label"]))
-    return _result("clusters", text, tables, [Chart("sizes", chart)], c.corpus, {"k": c.k, "chosen by": c.chosen_by,
-                                                                                   "seed": c.seed})
+    return _result("clusters", text, tables, [Chart("sizes", chart)], c.corpus, said)
+
+
+def _group_shown(c: Clusters, g: int, where: str, how: str) -> tuple[str, Table]:
+    """``clusters --group G``: what the group is about and its rows, closest to its centroid first."""
+    members = list(c.members)
+    rows = clear_of(c.rows, ("rank", "cosine to centre")).iloc[members].reset_index(drop=True)
+    rows.insert(1, "cosine to centre", list(c.closeness))
+    rows.insert(0, "rank", range(1, len(rows) + 1))
+    about = ", ".join(w for w, _ in c.label_words[g][:4]) or "no label words"
+    first = (f"closest to its centre is #{rows['id'].iat[0]} {code(rows['text'].iat[0], 80)} (cosine "
+             f"{c.closeness[0]:.4f}); " if len(rows) else "")
+    text = (f"**Cluster {g}** of {c.k} in **{md(c.corpus.name)}** ({len(rows):,} rows, {len(rows) / len(c.rows):.0%} "
+            f"of {where}; {how}; {c.method}, seed {c.seed}) is about {md(about)}: {first}its rows are in the table "
+            "below, closest to the centre first.")
+    return text, Table(f"cluster {g}", rows)
 
 
 def duplicates(d: Duplicates) -> Result:
