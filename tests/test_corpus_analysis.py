@@ -85,6 +85,10 @@ def test_one_clusters_rows_are_listed_closest_to_its_centroid_first(tmp_path):
         assert list(listed.columns[:4]) == ["rank", "id", "cosine to centre", "text"]
         assert listed["text"].iat[0] == texts[shown.members[0]]
         assert result.text.startswith(f"**Cluster {group}** of 4 in **planted** ({whole.sizes[group]:,} rows")
+        spec = result.charts[0].to_json()["vega_lite"]  # the sizes' bars, the group listed in a colour of its own
+        bars = next(iter(spec["datasets"].values()))
+        assert spec["encoding"]["color"]["field"] == "rows"
+        assert [b["rows"] for b in bars] == ["listed below" if g == group else "the others" for g in range(4)]
     assert not whole.reused and not clusters(corpus, 4, seed=2).reused  # (another seed is another run)
     auto = clusters(corpus, "auto", seed=1)
     again = clusters(corpus, "auto", seed=1, group="largest")  # k chosen again as it was, its silhouettes kept

@@ -12,7 +12,9 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from assistant.commands.registry import TABLE
@@ -21,6 +23,7 @@ from assistant.dispatch import execute
 from assistant.session import Session
 from assistant.understanding import understand
 from tools.benchmark.access import DataAccess
+from tools.corpus.folder import ROWS
 
 TOPICS = {
     "delivery": ["My parcel arrived {} days late", "The courier lost my package", "Delivery was delayed again"],
@@ -280,6 +283,15 @@ def test_a_csv_saved_by_excel_on_western_windows_keeps_its_accents_and_says_how_
     assert loaded.ok and any("1 line was not UTF-8; it was read as Windows-1252" in w for w in loaded.result.warnings)
     hits = run("search a French dessert", session, hub, corpus_settings).result.table("hits")
     assert hits["text"].iloc[0] == "Café crème brûlée à la française"
+    stored = next(Path(corpus_settings.corpus_dir).rglob(ROWS))
+    rows = pd.read_parquet(stored)  # as an earlier version stored it, which read that line with U+FFFD for each accent
+    rows.loc[0, "text"] = "Caf\ufffd cr\ufffdme br\ufffdl\ufffde \ufffd la fran\ufffdaise"
+    rows.to_parquet(stored, index=False)
+    again = run(f"corpus load {tmp_path / 'menu.csv'}", Session(), hub, corpus_settings)
+    assert again.ok and "It was already encoded" in again.result.text
+    assert "1 of its texts reads otherwise now than when this corpus was encoded (an earlier version read the " \
+           "file), and its vector is of the text as read then: `corpus drop menu`, then load the file again, to " \
+           "encode it as read now." in again.result.warnings
 
 
 def test_a_files_own_score_rank_and_query_columns_sit_beside_the_ones_search_and_outliers_add(hub, corpus_settings,

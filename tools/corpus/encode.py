@@ -147,7 +147,7 @@ def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress:
     pending = corpus.pending_chunks()
     skipped = m.chunks_total - len(pending)
     if m.complete:
-        return EncodeReport(corpus.info(), engine.name, 0, skipped, 0, 0.0, True)
+        return EncodeReport(corpus.info(), engine.name, 0, skipped, 0, 0.0, True, read_otherwise=corpus.read_otherwise)
     texts = corpus.texts()
     jobs = ((c, [texts[i] for i in corpus.chunk_ids(c)]) for c in pending)
     encoded = rows = 0
@@ -166,7 +166,7 @@ def _encode(corpus: Corpus, encode_chunk: EncodeChunk, engine: Engine, progress:
     if progress is not None:
         progress(1.0, "done")
     return EncodeReport(corpus.info(), engine.name, encoded, skipped, rows, time.perf_counter() - start, False,
-                        corpus.displaced)
+                        corpus.displaced, corpus.read_otherwise)
 
 
 def open_corpus(store: CorpusStore, read: ReadCorpus, lm: LoadedModel, pool: str | None = None,

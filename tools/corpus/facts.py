@@ -123,6 +123,8 @@ class EncodeReport:
         rows_encoded: rows encoded in this run.
         seconds: wall time of the run; reused: the corpus was complete already (nothing encoded).
         displaced: the new name of the corpus of the same file (read another way) whose name this one took, or "".
+        read_otherwise: how many texts the file gives otherwise now than when the corpus was made (by an earlier
+            version's reading), whose vectors are of the texts as first read.
     """
 
     info: CorpusInfo
@@ -133,6 +135,7 @@ class EncodeReport:
     seconds: float
     reused: bool
     displaced: str = ""
+    read_otherwise: int = 0
 
 
 @dataclass(frozen=True)

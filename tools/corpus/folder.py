@@ -95,6 +95,8 @@ class Corpus:
         self._index: Any = None
         #: The new name of the corpus this one took its name from (the same file read another way), when it did.
         self.displaced = ""
+        #: How many of its texts the file, read again, gives otherwise (read by an earlier version): 0 when none.
+        self.read_otherwise = 0
 
     @property
     def key(self) -> str:

@@ -105,8 +105,14 @@ def loaded(read: ReadReport, report: EncodeReport) -> Result:
     columns = pd.DataFrame({"column": list(read.mean_lengths), "mean length": list(read.mean_lengths.values())})
     columns["taken as text"] = columns["column"] == read.text_column
     tables = [Table("corpus", _info_frame([info])), Table("refused", reasons), Table("columns", columns)]
-    return _result("corpus", text, tables, [], info, {"column": read.text_column, "engine": report.engine},
-                   _read_warnings(read))
+    warnings = _read_warnings(read)
+    if n := report.read_otherwise:
+        one = n == 1
+        warnings.append(f"{n:,} of its texts read{'s' if one else ''} otherwise now than when this corpus was encoded "
+                        f"(an earlier version read the file), and {'its vector is' if one else 'their vectors are'} "
+                        f"of the text{'' if one else 's'} as read then: `corpus drop {info.name}`, then load the file "
+                        f"again, to encode {'it' if one else 'them'} as read now.")
+    return _result("corpus", text, tables, [], info, {"column": read.text_column, "engine": report.engine}, warnings)
 
 
 def info(i: CorpusInfo) -> Result:
@@ -200,7 +206,9 @@ def clusters(c: Clusters) -> Result:
         tables.insert(0, table)
         said["group"] = c.shown
     frame = groups.assign(label=[f"{g}: {w[:40]}" for g, w in zip(groups["cluster"], groups["label words"])])
-    chart = charts.bars(frame[["label", "size"]], "label", "size", title="Rows per cluster", sort=list(frame["label"]))
+    frame = frame.assign(rows=["listed below" if g == c.shown else "the others" for g in frame["cluster"]])
+    chart = charts.bars(frame[["label", "size", "rows"]], "label", "size", title="Rows per cluster",
+                        sort=list(frame["label"]), color="rows" if c.shown is not None else None)
     return _result("clusters", text, tables, [Chart("sizes", chart)], c.corpus, said)
 
 

@@ -115,6 +115,8 @@ class CorpusStore:
         if (folder / MANIFEST).is_file():
             corpus = self._load(folder)
             corpus.reconcile()
+            kept, now = corpus.rows()["text"], read.frame["text"]
+            corpus.read_otherwise = int((kept.to_numpy() != now.to_numpy()).sum()) if len(kept) == len(now) else 0
             if name and name != corpus.name:
                 if name in existing:
                     raise UserError(f"The name {code(name, 40)} is taken by another corpus; pick another --name.")
