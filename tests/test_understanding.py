@@ -1198,11 +1198,17 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare A dog ran. | A cat ran."], "is that a high score?", "compare A dog ran. | A cat ran."),
     (["compare A dog ran. | A cat ran."], "what does 0.7 mean?", "compare A dog ran. | A cat ran."),
     (["benchmark --pool cls"], "hmm, is that good or not?", "benchmark --pool cls"),
+    (["neighbors king"], "is that a lot?", "neighbors king"),
     # layers set side by side, no texts: every layer against every other
     ([], "is layer 3 more like layer 4 or layer 6?", "cka"),
     (["compare A dog ran. | A cat ran."], "how similar are layers 2 and 5?", "cka"),
     # how many rows a corpus has
     (["corpus load reviews.csv"], "how many rows does it have?", "corpus info"),
+    # how two terms of one command differ: its help, which says what each is ("mean and max pooling": both poolings)
+    ([], "what is the difference between rollout and flow?", "help rollout"),
+    (["compare A dog ran. | A cat ran."], "what's the difference between mean and max pooling?", "help compare"),
+    ([], "how does anisotropy differ from self-similarity?", "help contextuality"),
+    ([], "what's the difference between 'a cat' and 'a dog'?", "compare a cat | a dog"),  # (texts: compared)
     # one cluster's rows: "cluster 3" is a group, "6 groups" a k; a new k or seed leaves the group it picked from
     (["clusters"], "what's in cluster 3?", "clusters --group 3"),
     (["clusters --k 6"], "and the biggest one?", "clusters --k 6 --group biggest"),

@@ -49,7 +49,7 @@ _JUDGED = re.compile(
     r"\W*(?:(?:and|so|ok|okay|but|hmm|well|then|sorry)\W+)*(?:"
     r"(?:is|was|are|were)\s+(?:that|this|it|th[eo]se|the\s+(?:score|result|number|cosine|value|similarity))\s+"
     r"(?:(?:a|an|really|very|pretty|quite)\s+)*(?:good|high|low|bad|big|small|large|strong|weak|significant|normal|"
-    r"typical|expected|reasonable|decent|ok|okay|meaningful)(?:\s+(?:one|score|number|value|result|cosine|"
+    r"typical|expected|reasonable|decent|ok|okay|meaningful|lot|much)(?:\s+(?:one|score|number|value|result|cosine|"
     r"similarity|correlation))?(?:\s+or\s+(?:not|bad|good|low|high))?"
     r"|how\s+(?:good|high|low|bad|strong|significant|meaningful)\s+is\s+(?:that|this|it)(?:\s+(?:score|number|value|"
     r"result))?"
@@ -82,6 +82,44 @@ concept measure metric score method technique thing so-called called attention l
 embedding embeddings vector vectors transformer transformers bert nlp""".split())
 #: "the" before what is asked about ("what is the logit lens?").
 _THE = re.compile(r"the\s+", re.I)
+
+
+#: A question that asks how two things differ ("what's the difference between rollout and flow?", "how does CLS
+#: pooling differ from mean pooling?", "how is mean different from max pooling?"): the two, in its groups.
+_DIFFER = re.compile(
+    r"\W*(?:(?:ok|okay|so|and|but|hey|quick\s+question)\W+)*(?:"
+    r"what(?:'s|’s|\s+is|\s+are)\s+the\s+differences?\s+between\s+(.+?)\s+and\s+(.+?)"
+    r"|how\s+(?:do|does|did)\s+(.+?)\s+(?:and\s+(.+?)\s+differ|differ\s+from\s+(.+?))"
+    r"|how\s+(?:is|are)\s+(.+?)\s+different\s+from\s+(.+?)"
+    r")(?:\s+(?:exactly|again|here|there|please|actually))?\W*", re.I)
+
+
+def _term_of(said: str, table: Mapping[str, Command]) -> Command | None:
+    """The command one of whose names or terms ``said`` is, with only words around it ("the flow method"), or None."""
+    words = said.strip().lower()
+    if words in table:
+        return table[words]
+    for spec in dict.fromkeys(table.values()):
+        rest = without_terms(spec.named_terms(), said)
+        if rest != said and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
+            return spec
+    return None
+
+
+def differ(question: str, table: Mapping[str, Command]) -> Understanding | None:
+    """`help` of the command two terms belong to, for a question that asks how they differ ("what's the difference
+    between rollout and flow?": `help rollout`, which says what each is); "mean and max pooling": "mean pooling"."""
+    asked = _DIFFER.fullmatch(question)
+    if "help" not in table or asked is None or slots.read(question).quoted:
+        return None
+    first, second = [g for g in asked.groups() if g is not None]
+    if " " not in first.strip() and len(second.split()) > 1:  # ("mean and max pooling": "mean pooling")
+        first = f"{first} {second.split()[-1]}" if _term_of(first, table) is None else first
+    one, other = _term_of(first, table), _term_of(second, table)
+    if one is None or one is not other or one.name == "help":
+        return None
+    return Understanding(line=f"help {one.name}", because=f"it asks how {code(first, 30)} and {code(second, 30)} "
+                         f"differ, both terms of {one.name}, whose help says what each is")
 
 
 def what_is(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
