@@ -137,3 +137,31 @@ def test_a_text_with_no_token_besides_the_specials_is_refused_with_a_sentence(lm
 
     with pytest.raises(UserError, match="no token in"):
         attention_rollout(lm, ["\x08"])
+
+
+@pytest.mark.parametrize("method", ["rollout", "flow"])
+def test_one_tokens_row_read_first_names_what_it_draws_on_from_the_papers_matrix(lm, method):
+    """`rollout --token it`: the classic example's pronoun, its row of the same matrix (the recursion computed apart
+    for rollout), the heaviest of the text's other tokens named; [CLS]'s sentence still follows."""
+    result = rollout(lm, [TEXT], method=method, token="it")
+    f = attention_rollout(lm, [TEXT], method=method, token="it")
+    at = list(f.tokens).index("it")
+    assert f.row == at == 8 and attention_rollout(lm, [TEXT], token="8").row == at
+    reference = rollout_reference(attentions_direct(lm, TEXT)[0])[at] if method == "rollout" else f.relevance[at]
+    np.testing.assert_allclose(result.tables[0].frame[method], np.round(reference, 6), atol=1e-5)
+    assert result.tables[0].name == "it row" and result.table("[CLS] row") is not None
+    others = [i for i in np.argsort(-reference, kind="stable") if not f.special[i] and i != at][:3]
+    named = ", ".join(f"`{f.tokens[i]}`" + (" at " + str(i) if f.tokens.count(f.tokens[i]) > 1 else "")
+                      + f" ({reference[i]:.2f})" for i in others)
+    assert f"`it` (position 8) at the top draws most on {named} of the text's other tokens by attention {method}" \
+        in result.text and "[CLS] draws most on" in result.text
+    raw = attentions_direct(lm, TEXT)[0][-1].mean(axis=0)[at]  # and its raw last-layer attention, heads averaged
+    heaviest = [i for i in np.argsort(-raw, kind="stable") if not f.special[i] and i != at][0]
+    assert f"and its raw last-layer attention (heads averaged) most on `{f.tokens[heaviest]}` ({raw[heaviest]:.2f})" \
+        in result.text
+    if method == "rollout":  # what it keeps for itself and gives the specials, so the small weights read right
+        assert f"(itself {reference[at]:.2f} and the special tokens " in result.text
+    with pytest.raises(UserError, match="--token `dog` is none of the text's tokens"):
+        attention_rollout(lm, [TEXT], token="dog")
+    with pytest.raises(UserError, match="--token 40 is past the text's 13 tokens"):
+        attention_rollout(lm, [TEXT], token="40")

@@ -1209,6 +1209,13 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare A dog ran. | A cat ran."], "what's the difference between mean and max pooling?", "help compare"),
     ([], "how does anisotropy differ from self-similarity?", "help contextuality"),
     ([], "what's the difference between 'a cat' and 'a dog'?", "compare a cat | a dog"),  # (texts: compared)
+    # what one quoted word attends to: rollout of the text, that word's row first
+    (["rollout The cat sat on the mat because it was tired."], "which word does 'it' attend to most?",
+     "rollout The cat sat on the mat because it was tired. --token it"),
+    (["rollout The cat sat on the mat because it was tired. --method flow"], "and what does 'cat' draw on?",
+     "rollout The cat sat on the mat because it was tired. --method flow --token cat"),
+    ([], "what does 'it' draw on in 'The cat sat on the mat because it was tired.'?",
+     "rollout The cat sat on the mat because it was tired. --token it"),
     # one cluster's rows: "cluster 3" is a group, "6 groups" a k; a new k or seed leaves the group it picked from
     (["clusters"], "what's in cluster 3?", "clusters --group 3"),
     (["clusters --k 6"], "and the biggest one?", "clusters --k 6 --group biggest"),

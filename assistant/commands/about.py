@@ -101,9 +101,9 @@ def asked_of_help(text: str, table: Mapping[str, Command[Any, Any]]) -> tuple[Me
     said = text.lower().strip()
     if said in table and table[said].name == said:  # ("help cka": the command, its terms' meanings among its help)
         return None, table[said]
-    said = [(m, c) for c in commands() if (m := c.meaning_said(text)) is not None]
-    if said:  # ("help anisotropy", an alias of `contextuality` too: the term's meaning first; the longest term)
-        return max(said, key=lambda pair: len(pair[0].term))
+    meant = [(m, c) for c in commands() if (m := c.meaning_said(text)) is not None]
+    if meant:  # ("help anisotropy", an alias of `contextuality` too: the term's meaning first; the longest term)
+        return max(meant, key=lambda pair: len(pair[0].term))
     named = _named(text, table)  # (an alias, "help layer-similarity"; then a name among its words)
     if named:
         return None, table[named[0]]

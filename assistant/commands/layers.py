@@ -280,13 +280,15 @@ class Rollout(Command[Any, Any]):
     class Params:
         method: str = param("rollout (matrix products) or flow (max-flow; at most ASSISTANT_FLOW_MAX_TOKENS "
                             "tokens)", "rollout", choices=RolloutMethod)
+        token: str | None = param("the output token whose row is read first: a word of the text or its position "
+                                  "(default [CLS])", metavar="WORD|POSITION")
 
     def compute(self, ctx: Context, texts: list[str], p: Params) -> Any:
         flow = p.method == RolloutMethod.FLOW.value
         cap, name = ((ctx.settings.flow_max_tokens, "ASSISTANT_FLOW_MAX_TOKENS") if flow else
                      (ctx.settings.rollout_max_tokens, "ASSISTANT_ROLLOUT_MAX_TOKENS"))
         return rollout.attention_rollout(ctx.model(), texts, method=p.method, progress=ctx.progress,
-                                         max_tokens=cap, limit_name=name)
+                                         max_tokens=cap, limit_name=name, token=p.token)
 
     def reply(self, facts: Any) -> Result:
         return replies_maps.rollout(facts)

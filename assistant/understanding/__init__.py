@@ -19,6 +19,7 @@
   that takes none ("what about layer 3?" after `cka`);
   ``named``: which corpus a question means ("on reviews", "my corpus", "that one"); ``ranks``: rows of the last
   reply named by their rank ("the first hit": its id), which a line is read with (:mod:`assistant.reading`);
+  ``token_asked``: what one quoted word of a text attends to (`rollout --token`);
   ``helping``: questions about the conversation itself (`help` of the last command, of one named right after
   `help X`; the default model), what a term means (`help` of it), and "show it" right after `help X` (X);
   ``facts``: :class:`Understanding`, what a question was read as.
@@ -62,6 +63,7 @@ from assistant.understanding.facts import Understanding
 from assistant.understanding.making import Progress
 from assistant.understanding.numbers import in_digits
 from assistant.understanding.one_layer import asked_of_one
+from assistant.understanding.token_asked import token_asked
 from tools.core.config import Settings
 from tools.core.errors import UserError
 from tools.core.text import code
@@ -162,7 +164,7 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
         return again
     if (asked := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)
             or helping.judged(question, session, table) or helping.what_is(question, session, table)
-            or helping.differ(question, table)) is not None:
+            or helping.differ(question, table) or token_asked(question, session, table, settings)) is not None:
         return asked
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None
     follow = None if switching else (context.handed_on(question, session, table, settings)

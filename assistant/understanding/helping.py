@@ -94,16 +94,19 @@ _DIFFER = re.compile(
     r")(?:\s+(?:exactly|again|here|there|please|actually))?\W*", re.I)
 
 
-def _term_of(said: str, table: Mapping[str, Command]) -> Command | None:
-    """The command one of whose names or terms ``said`` is, with only words around it ("the flow method"), or None."""
-    words = said.strip().lower()
-    if words in table:
-        return table[words]
+def _term_said(said: str, table: Mapping[str, Command]) -> Command | None:
+    """The first command one of whose terms ``said`` says, with only words around it ("the logit lens method")."""
     for spec in dict.fromkeys(table.values()):
         rest = without_terms(spec.named_terms(), said)
         if rest != said and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
             return spec
     return None
+
+
+def _term_of(said: str, table: Mapping[str, Command]) -> Command | None:
+    """The command one of whose names or terms ``said`` is, with only words around it ("the flow method"), or None."""
+    words = said.strip().lower()
+    return table[words] if words in table else _term_said(said, table)
 
 
 def differ(question: str, table: Mapping[str, Command]) -> Understanding | None:
@@ -131,16 +134,14 @@ def what_is(question: str, session: Session, table: Mapping[str, Command]) -> Un
     if "help" not in table or subject is None or slots.read(question).quoted:
         return None
     the = _THE.match(subject)
-    for spec in dict.fromkeys(table.values()):
-        rest = without_terms(spec.named_terms(), subject)
-        if rest != subject and set(re.findall(r"[\w'-]+", rest.lower())) <= _AROUND_TERM:
-            meaning = spec.meaning_said(subject)  # ("help logit lens")
-            if meaning is None and the and earlier.previous_command(session, table) is not None:
-                return None
-            asked = subject[the.end():] if the else subject
-            return Understanding(line=f"help {meaning.term if meaning else spec.name}",
-                                 because=f"it asks what {code(asked, 40)} is, a term of {spec.name}")
-    return None
+    if (spec := _term_said(subject, table)) is None:
+        return None
+    meaning = spec.meaning_said(subject)  # ("help logit lens")
+    if meaning is None and the and earlier.previous_command(session, table) is not None:
+        return None
+    asked = subject[the.end():] if the else subject
+    return Understanding(line=f"help {meaning.term if meaning else spec.name}",
+                         because=f"it asks what {code(asked, 40)} is, a term of {spec.name}")
 
 
 def asked_what(question: str) -> str | None:

@@ -221,6 +221,7 @@ class AttentionRollout:
         rho: Spearman correlation between the [CLS] row of ``relevance`` and ``attribution`` over the
             text's own tokens (special tokens left out).
         warnings: truncation.
+        row: the output token whose row the reply reads first (0: [CLS]; ``rollout --token``).
     """
 
     model: str
@@ -234,6 +235,7 @@ class AttentionRollout:
     special: tuple[bool, ...]
     rho: float
     warnings: list[str] = field(default_factory=list)
+    row: int = 0
 
 
 # --- lens --------------------------------------------------------------------------------------

@@ -48,8 +48,13 @@ def rollout(f: AttentionRollout) -> Result:
     matrix = pd.DataFrame(np.round(f.relevance, 6), columns=labels)
     matrix.insert(0, "output \\ input", labels)
     tables = [Table("[CLS] row", cls_row), Table(f"{method} matrix", matrix)]
+    if f.row:  # (`--token it`: that token's row first)
+        tables.insert(0, Table(f"{f.tokens[f.row]} row", pd.DataFrame({
+            "position": range(t), "token": f.tokens, method: np.round(f.relevance[f.row], 6),
+            "raw attention": np.round(f.raw[f.row], 6),
+            f"{method} rank": pd.Series(f.relevance[f.row]).rank(ascending=False, method="min").astype(int)})))
     return Result("rollout", _rollout_text(f, cls_row), tables, [Chart("rollout", chart)], f.warnings, f.model,
-                  settings={"method": method, "tokens": t, "layers": f.num_layers,
+                  settings={"method": method, "tokens": t, "layers": f.num_layers, "row": f"{f.row} {f.tokens[f.row]}",
                             "residual": "0.5·attention + 0.5·I", "attribution": "|gradient x input| of ||h_CLS||"})
 
 
@@ -66,6 +71,14 @@ def _rollout_text(f: AttentionRollout, cls_row: pd.DataFrame) -> str:
            if f.method is RolloutMethod.ROLLOUT else "")
     first = (f"In **{f.model}**, of the text's tokens [CLS] at the top draws most on {_cls_draws_on(f)} by attention "
              f"{method}{own}; {definition}.")
+    if f.row:  # (`--token it`: what that token draws on, first; then [CLS]'s, which the attribution is checked on)
+        row = f.relevance[f.row]
+        share = (f" (itself {row[f.row]:.2f} and the special tokens {float(row[np.asarray(f.special)].sum()):.2f} of "
+                 "its row)" if f.method is RolloutMethod.ROLLOUT else "")
+        first = (f"In **{f.model}**, {code(f.tokens[f.row], 30)} (position {f.row}) at the top draws most on "
+                 f"{_cls_draws_on(f, row, skip=f.row)} of the text's other tokens by attention {method}{share}, "
+                 f"and its raw last-layer attention (heads averaged) most on "
+                 f"{_cls_draws_on(f, f.raw[f.row], skip=f.row)}; {definition}. [CLS] draws most on {_cls_draws_on(f)}.")
     raw_named = _cls_draws_on(f, f.raw[0], values=False)
     rho = "undefined (one side is constant)" if np.isnan(f.rho) else f"{f.rho:.2f}"
     parts = [
@@ -130,11 +143,12 @@ def _lens_text(f: LogitLens) -> str:
 
 # --- two models (--vs) -------------------------------------------------------------------------
 
-def _cls_draws_on(f: AttentionRollout, row: np.ndarray | None = None, values: bool = True) -> str:
-    """The text tokens [CLS]'s ``row`` (its rollout or flow row by default) weighs most, heaviest first, with their
-    weights; a token the text holds twice is named with its position."""
+def _cls_draws_on(f: AttentionRollout, row: np.ndarray | None = None, values: bool = True, skip: int = -1) -> str:
+    """The text tokens [CLS]'s ``row`` (its rollout or flow row by default; another token's, without the token
+    itself at ``skip``) weighs most, heaviest first, with their weights; a token the text holds twice is named with
+    its position."""
     row = f.relevance[0] if row is None else row
-    order = [i for i in np.argsort(-row, kind="stable") if not f.special[i]][:TOP_INPUTS]
+    order = [i for i in np.argsort(-row, kind="stable") if not f.special[i] and i != skip][:TOP_INPUTS]
     named = [code(f.tokens[i], 30) + (f" at {i}" if f.tokens.count(f.tokens[i]) > 1 else "") for i in order]
     return ", ".join(f"{name} ({row[i]:.2f})" if values else name for name, i in zip(named, order, strict=True))
 

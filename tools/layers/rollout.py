@@ -129,6 +129,7 @@ def attention_rollout(
     progress: Progress | None = None,
     max_tokens: int | None = None,
     limit_name: str = "",
+    token: str | None = None,
 ) -> AttentionRollout:
     """Attention rollout or attention flow (Abnar & Zuidema 2020) beside the raw last-layer attention.
 
@@ -140,6 +141,8 @@ def attention_rollout(
         progress: told the share of the work done and what runs.
         max_tokens: the most tokens read (default: 48 for rollout, 24 for flow); ``limit_name`` names the
             setting that gave it, in the refusal.
+        token: the output token whose row the reply reads first: a word of the text (its first word piece, the
+            first place it stands) or a position; [CLS] by default.
 
     Returns:
         The facts; ``rollout`` (the same call) answers with a Result:
@@ -176,7 +179,27 @@ def attention_rollout(
     special = np.array([s is None for s in enc.sequence_ids])
     return AttentionRollout(lm.name, lm.num_layers, tuple(enc.tokens), labels, chosen, relevance,
                             attn[-1].astype(np.float64).mean(axis=0), attribution, tuple(bool(x) for x in special),
-                            spearman(relevance[0][~special], attribution[~special]), [])
+                            spearman(relevance[0][~special], attribution[~special]), [],
+                            0 if token is None else row_of(lm, list(enc.tokens), token))
+
+
+def row_of(lm: LoadedModel, tokens: list[str], token: str) -> int:
+    """The position of ``token`` among ``tokens``: a position as written, or the first place a word's first word
+    piece stands ("tired", "##ness" as typed)."""
+    said = token.strip()
+    if said.isdigit():
+        if int(said) >= len(tokens):
+            raise UserError(f"--token {said} is past the text's {len(tokens)} tokens (positions 0 to "
+                            f"{len(tokens) - 1}, [CLS] at 0).")
+        return int(said)
+    pieces = lm.tokenizer.tokenize(said)
+    wanted = [said.lower(), *(pieces[:1] if pieces else [])]
+    found = next((i for i, t in enumerate(tokens) if t.lower() in wanted), None)
+    if found is None:
+        listed = " ".join(tokens[1:-1])
+        raise UserError(f"--token {code(said, 30)} is none of the text's tokens ({code(listed, 80)}); give a word of "
+                        "the text or a position ([CLS] is 0).")
+    return found
 
 
 #: The one-call tool: :func:`attention_rollout` answered as a Result by the family's formatter.
