@@ -5,7 +5,9 @@ best mean silhouette (cosine) wins; then the chosen k is fitted on every row. Co
 :data:`MINIBATCH_FROM` rows use scikit-learn's MiniBatchKMeans. A group's label words are its
 c-TF-IDF top words: each group's texts joined into one document, word counts ``tf`` (per group,
 L1-normalised) times ``log(1 + A / f)``, where ``A`` is the mean number of words per group and
-``f`` the word's count across all groups. Its representatives are the rows closest to its centroid.
+``f`` the word's count across all groups. Its representatives are the rows closest to its centroid. A whole-corpus
+run is kept with the corpus with what made it (the k asked, the seed, how k was chosen): the same k and seed read its
+groups back, so listing one group's rows (``group``) after the overview costs no second k-means.
 """
 
 from __future__ import annotations
