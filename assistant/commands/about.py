@@ -59,9 +59,9 @@ class Help(Command[Any, Result]):
         if texts:
             meaning, command = asked_of_help(texts[0], ctx.commands)  # "help compare", "help with clusters", "help CKA"
             if command is None:
-                known = [n for c in commands() for n in (c.name, *c.aliases, *(m.term for m in c.meanings))]
-                close = difflib.get_close_matches(texts[0].lower(), [k.lower() for k in known], n=1, cutoff=0.75)
-                meant = next((k for k in known if close and k.lower() == close[0]), None)
+                known = {n.lower(): n for c in commands() for n in (c.name, *c.aliases, *(m.term for m in c.meanings))}
+                close = difflib.get_close_matches(texts[0].lower(), list(known), n=1, cutoff=0.75)
+                meant = known[close[0]] if close else None
                 hint = f"; did you mean `help {meant}`? Or" if meant else ";"
                 raise UserError(f"There is no command or term {code(texts[0], 30)}{hint} type `help` for the list.",
                                 fixes=((texts[0], meant),) if meant else ())

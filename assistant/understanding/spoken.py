@@ -189,8 +189,10 @@ def _number_patterns(spec: Command) -> tuple[tuple[Option, tuple[re.Pattern[str]
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def _named(text: str, option: Option) -> tuple[str, tuple[int, int]] | None:
-    """A name said for ``option`` ("the reviews corpus", "call it reviews", "rows 1-50") and where, if any."""
+    """A name said for ``option`` ("the reviews corpus", "call it reviews", "rows 1-50") and where, if any (read once
+    per text: names that hold a number are read before the counts, the others after them)."""
     for pattern in NAME_WORDS.get(option.name, ()):
         for m in compiled(pattern).finditer(text):
             if m.group("v").lower() not in NOT_NAMES:  # row ids in words: "1, 5 and 20-40", "1 to 500"

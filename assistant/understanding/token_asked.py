@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import assistant.understanding.earlier as earlier
 import assistant.understanding.fill as fill
 from assistant.commands import slots
-from assistant.commands.base import Command
+from assistant.commands.base import Command, Invocation
 from assistant.parsing import parse
 from assistant.session import Session
 from assistant.sharing.links import merged_line
@@ -31,11 +31,13 @@ def token_asked(question: str, session: Session, table: Mapping[str, Command],
     """`rollout TEXT --token WORD` for a question that quotes one word and asks what it draws on in the text it
     quotes beside it, or, right after a `rollout` of a text that holds the word, what it attends to (the method
     kept)."""
+    if "rollout" not in table or _ATTENDS.search(question) is None:  # (a word read before the quotes are)
+        return None
     read = slots.read(question)
-    if "rollout" not in table or not read.quoted or _ATTENDS.search(read.rest) is None:
+    if not read.quoted or _ATTENDS.search(read.rest) is None:
         return None
     word, *given = read.texts
-    if len(word.split()) != 1 or len(given) > 1 or (given and not _holds(given[0], word)):
+    if len(word.split()) != 1 or len(given) > 1 or (given and not fill.holds(given[0], word)):
         return None
     if given:
         if _DRAWS.search(read.rest) is None:
@@ -43,12 +45,8 @@ def token_asked(question: str, session: Session, table: Mapping[str, Command],
         return Understanding(line=fill.build(table["rollout"], given, {"token": word}),
                              because=f"it asks what {code(word, 20)} draws on in the text it quotes")
     last = earlier.previous_command(session, table)
-    if last is None or last[1].name != "rollout" or not _holds(" ".join(parse(last[0], table, settings).texts), word):
+    if last is None or last[1].name != "rollout" or not fill.holds(" ".join(parse(last[0], table, settings).texts),
+                                                                    word):
         return None
-    return Understanding(line=merged_line(last[0], parse(f"again --token {word}", table, settings), table, settings),
+    return Understanding(line=merged_line(last[0], Invocation("again", [], {"token": word}), table, settings),
                          follow_up=True, because=f"it asks what {code(word, 20)} of the previous text attends to")
-
-
-def _holds(text: str, word: str) -> bool:
-    """Whether ``text`` has ``word`` as a word of its own."""
-    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I) is not None

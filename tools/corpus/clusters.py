@@ -106,22 +106,28 @@ def store_labels(corpus: Corpus, labels: np.ndarray, words: list[list[str]], run
 def _same_run(corpus: Corpus, asked: str, seed: int) -> tuple[np.ndarray, dict] | None:
     """The labels and the run kept by the last whole-corpus clustering when it asked the same k with the same seed
     (k-means with a seed gives the same groups again: "what's in cluster 3?" reads them back), or None."""
-    kept = stored_labels(corpus)
+    kept = _kept(corpus)
     if kept is None:
         return None
-    run = json.loads((corpus.folder / WORDS_FILE).read_text(encoding="utf-8")).get("run") or {}
+    run = kept[1].get("run") or {}
     return (kept[0], run) if run.get("asked") == asked and run.get("seed") == seed else None
 
 
 def stored_labels(corpus: Corpus) -> tuple[np.ndarray, list[list[str]]] | None:
     """The last whole-corpus clustering's labels and label words, or None."""
+    kept = _kept(corpus)
+    return None if kept is None else (kept[0], kept[1].get("words", []))
+
+
+def _kept(corpus: Corpus) -> tuple[np.ndarray, dict] | None:
+    """The last whole-corpus clustering's labels and what is kept beside them (its words, the run), or None."""
     labels_path, words_path = corpus.folder / LABELS_FILE, corpus.folder / WORDS_FILE
     if not (labels_path.is_file() and words_path.is_file()):
         return None
     labels = np.load(labels_path).astype(np.int64)
     if len(labels) != corpus.manifest.rows:
         return None
-    return labels, json.loads(words_path.read_text(encoding="utf-8")).get("words", [])
+    return labels, json.loads(words_path.read_text(encoding="utf-8"))
 
 
 def clusters(corpus: Corpus, k: int | str = "auto", seed: int = 0, among: np.ndarray | None = None,
