@@ -2,11 +2,11 @@
 
 The fast path's kernels on CPUs with AMX (``amx_bf16``): OpenVINO's CPU plugin runs the export's MatMuls on the
 AMX tiles in bf16. On STS-B test it scored Spearman 0.8204 against full precision's 0.8203 (int8: 0.8176), and
-on an Intel Xeon 6/207 with AMX (2 cores) it ran 1.20x and 1.15x ONNX Runtime's int8 in two runs of
-``bench/throughput.py`` (0.95x and 1.08x on bulk passes). Without AMX, bf16 is emulated or widened and slower
-than fp32, so the table in :mod:`tools.models.cpu` chooses it only where it was measured. Passes with
-attention weights run the PyTorch encoder (full precision). ``openvino`` is optional
-(``requirements-openvino.txt``): :func:`available` says whether it is installed.
+on an Intel Xeon 6/207 with AMX (2 cores) it ran 1.20x, 1.15x, 1.06x and 0.96x ONNX Runtime's int8 in four runs
+of ``bench/throughput.py`` (0.95x, 1.08x, 0.76x and 0.96x on bulk passes): about int8's speed, at full precision's
+scores. Without AMX, bf16 is emulated or widened and slower than fp32, so the table in :mod:`tools.models.cpu`
+chooses it only where it was measured. Passes with attention weights run the PyTorch encoder (full precision).
+``openvino`` is optional (``requirements-openvino.txt``): :func:`available` says whether it is installed.
 """
 
 from __future__ import annotations
