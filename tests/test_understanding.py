@@ -1914,18 +1914,18 @@ def test_the_routing_index_is_kept_for_the_next_process_and_made_again_when_what
     learnt = list(zip(made.phrasings, made.owner))
     assert set(asked) <= set(learnt)  # every asked question for these rows is learnt beside the phrasings
     assert len(learnt) == len(set(learnt)) < len(asked)  # once each: a question asked again is one more vector
-    monkeypatch.setattr(router, "embed_many", lambda *a: pytest.fail("a kept index was embedded again"))
+    monkeypatch.setattr(router, "embed", lambda *a, **_: pytest.fail("a kept index was embedded again"))
     read = router._Index.build(rows, lm, tmp_path)  # what the next process does: read, not made
     assert read.vectors.equal(made.vectors) and read.terms == made.terms and read.phrasings == made.phrasings
     question = "export the vectors of 'a cat' and 'a dog'"
-    said = read.words.transform([router.frame(question)])
+    said = read.said(router.frame(question))
     assert read.probabilities(made.vectors[0], said).tolist() == made.probabilities(made.vectors[0], said).tolist()
     monkeypatch.undo()
     monkeypatch.setattr(router, "examples", lambda table: (*examples(table), Example("which texts stand out most?",
                                                                                        "outliers")))
     embedded: list[str] = []
-    embed = router.embed_many
-    monkeypatch.setattr(router, "embed_many", lambda model, texts, **_: embedded.extend(texts) or embed(model, texts))
+    embed = router.embed
+    monkeypatch.setattr(router, "embed", lambda model, texts, **_: embedded.extend(texts) or embed(model, texts))
     grown = router._Index.build(rows, lm, tmp_path)  # one more asked question: made again, kept beside the first
     assert len(grown.phrasings) == len(made.phrasings) + 1 and kept[0].is_file()  # kept beside the first
     assert embedded == [router.frame("which texts stand out most?")]  # only the new question is embedded
@@ -1984,14 +1984,15 @@ def test_a_question_waiting_for_the_routing_index_shows_how_far_its_making_has_g
 
     lm = router.routing_model(hub, "minilm")
     rows = (TABLE["history"], TABLE["export"], TABLE["outliers"])
-    relayed, embed = threading.Event(), router.embed_many
+    relayed, embed = threading.Event(), router.embed
 
-    def embedding(model, texts, progress):  # the maker goes on once the waiting question has shown where it is
-        progress(0, len(texts))
-        relayed.wait(20)
+    def embedding(model, texts, progress=None):  # the maker goes on once the waiting question has shown where it is
+        if progress is not None:  # (the index's phrasings; the question itself is embedded once it is made)
+            progress(0, len(texts))
+            relayed.wait(20)
         return embed(model, texts, progress)
 
-    monkeypatch.setattr(router, "embed_many", embedding)
+    monkeypatch.setattr(router, "embed", embedding)
     made: list = []
     maker = threading.Thread(target=lambda: made.append(router._index(lm, rows, tmp_path / "started")))
     maker.start()  # (the server's background making)
@@ -2033,7 +2034,9 @@ def test_the_routers_word_weights_and_probabilities_are_scikit_learns_own(hub):
     for question in asked:
         framed = router.frame(question)
         said, theirs = index.said(framed), index.words.transform([framed])
-        assert said.shape == theirs.shape and abs(said - theirs).max() < 1e-12, question
+        row = np.zeros(theirs.shape[1])
+        row[said.columns] = said.weights
+        assert abs(row - theirs.toarray()[0]).max() < 1e-12, question
         vector = router.embed(lm, [framed])[0]
         expected = index.classifier.predict_proba(router._features(vector.numpy()[None], theirs))[0]
         # (the classifier's weights are float32: its own product and ours round apart by a millionth at most)

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import torch
@@ -37,7 +37,7 @@ from assistant.understanding.examples import examples
 from assistant.understanding.making import Making, Progress, made
 from assistant.understanding.spans import says_term
 from assistant.understanding.words import OPENING, RUN_ON
-from tools.encoding.pooling import Pooling, bulk_vectors, sentence_vectors
+from tools.encoding.pooling import Pooling, bulk_vectors
 from tools.models.hub import LoadedModel, ModelHub
 from tools.models.names import file_name, split_fast
 from tools.models.threads import threads_for
@@ -131,6 +131,13 @@ class Routing:
         return self.margin >= MIN_MARGIN
 
 
+class Said(NamedTuple):
+    """A question's TF-IDF row: the vocabulary columns of the words it says, in column order, and their weights."""
+
+    columns: np.ndarray
+    weights: np.ndarray
+
+
 @dataclass(frozen=True)
 class _Index:
     """The phrasings of a table and the questions people asked for its rows (:mod:`.examples`), embedded by one
@@ -171,7 +178,7 @@ class _Index:
         if kept is not None:
             return _Index(specs, owner, phrasings, *kept)
         vectors = kept_index.embedded(kept_index.vectors_path(folder, lm) if folder else None, phrasings,
-                                      functools.partial(embed_many, lm, progress=making.embedded))
+                                      functools.partial(embed, lm, progress=making.embedded))
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
 
@@ -221,36 +228,37 @@ class _Index:
         hits = np.flatnonzero(grouped == np.repeat(top, np.diff(np.r_[starts, len(grouped)])))
         return order[hits[np.searchsorted(hits, starts)]]
 
-    def deciding_words(self, row: int, said: csr_matrix, most: int = 3) -> tuple[str, ...]:
+    def deciding_words(self, row: int, said: Said, most: int = 3) -> tuple[str, ...]:
         """The words (or word pairs) of a question's TF-IDF row ``said`` that raised ``row``'s probability most,
         strongest first."""
-        weights = said.toarray()[0]
-        pull = weights * self.classifier.coef_[row, -len(weights):]
+        n = self.vectors.shape[1]
+        pull = said.weights * self.classifier.coef_[row, n + said.columns]
         pulling = np.flatnonzero(pull > 0)  # (the question's own words: a handful of the vocabulary)
-        telling = [i for i in pulling[np.argsort(-pull[pulling], kind="stable")]
-                   if not set(self.terms[i].split()) <= _UNTELLING]
+        telling = [said.columns[i] for i in pulling[np.argsort(-pull[pulling], kind="stable")]
+                   if not set(self.terms[said.columns[i]].split()) <= _UNTELLING]
         return tuple(self.terms[i] for i in telling[:most])
 
-    def probabilities(self, vector: torch.Tensor, said: csr_matrix) -> np.ndarray:
+    def probabilities(self, vector: torch.Tensor, said: Said) -> np.ndarray:
         """The classifier's probability of each row (in ``specs`` order) for one question: its vector and its
         TF-IDF row ``said``. The classifier's own ``predict_proba`` (the softmax of its multinomial logits) from its
         weights: scikit-learn's checks of one row cost twenty times the product."""
         coef, n = self.classifier.coef_, vector.shape[0]
-        logits = coef[:, :n] @ vector.numpy() + (said @ coef[:, n:].T).ravel() + self.classifier.intercept_
+        logits = coef[:, :n] @ vector.numpy() + coef[:, n + said.columns] @ said.weights + self.classifier.intercept_
         return softmax(logits)
 
-    def said(self, text: str) -> csr_matrix:
+    def said(self, text: str) -> Said:
         """``text``'s TF-IDF row, as ``words.transform`` makes it (sublinear counts of the vocabulary's words and
         word pairs, times their idf, unit length), from the vectorizer's own analyzer, vocabulary and idf: the
-        transform's checks of one text cost five times the sum."""
+        transform's checks of one text cost five times the sum, and a sparse matrix of one row ten times these
+        arrays."""
         vocabulary = self.words.vocabulary_
         counts = Counter(t for t in self._analyse(text) if t in vocabulary)
         columns = np.fromiter((vocabulary[t] for t in counts), dtype=np.int64, count=len(counts))
         weights = (1 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))) \
             * self.words.idf_[columns]
         norm = np.sqrt(weights @ weights)
-        return csr_matrix((weights / norm if norm else weights, (np.zeros_like(columns), columns)),
-                          shape=(1, len(vocabulary)))
+        order = np.argsort(columns)  # (in column order, as the sparse row keeps them)
+        return Said(columns[order], (weights / norm if norm else weights)[order])
 
     @functools.cached_property
     def _analyse(self) -> Callable[[str], list[str]]:
@@ -287,21 +295,15 @@ def frame(question: str) -> str:
     return MODEL.sub(MODEL_PLACEHOLDER, "".join(out).strip())
 
 
-def embed(lm: LoadedModel, texts: Sequence[str]) -> torch.Tensor:
-    """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length."""
-    vectors, _ = sentence_vectors(lm, list(texts), Pooling.SBERT)
-    with threads_for(0):
-        return torch.nn.functional.normalize(vectors.float(), p=2, dim=-1)  # sentence-transformers' own normalize
-
-
-def embed_many(lm: LoadedModel, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
-               ) -> torch.Tensor:
-    """The vectors :func:`embed` gives, for an index's thousands of phrasings: pooled batch by batch, without
-    keeping each text's states (the same numbers; 7,523 phrasings in 13.8-15.0 s against 17.4-17.9 s on a 2-core
-    Xeon 6/207); ``progress`` is told how many are done, of how many."""
+def embed(lm: LoadedModel, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
+          ) -> torch.Tensor:
+    """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length: pooled batch by
+    batch where the passes ran, without keeping each text's states (an index's thousands of phrasings: 7,523 in
+    13.8-15.0 s against 17.4-17.9 s through the commands' path on a 2-core Xeon 6/207; a question: a median 0.5 ms
+    less); ``progress`` is told how many are done, of how many."""
     vectors = torch.from_numpy(bulk_vectors(lm, texts, Pooling.SBERT, progress))
     with threads_for(0):
-        return torch.nn.functional.normalize(vectors, p=2, dim=-1)
+        return torch.nn.functional.normalize(vectors, p=2, dim=-1)  # sentence-transformers' own normalize
 
 
 def _index(lm: LoadedModel, specs: Sequence[Command], folder: Path | None = None,
@@ -328,14 +330,16 @@ def route(lm: LoadedModel, question: str, specs: Sequence[Command], folder: Path
     with threads_for(0):  # a (1 x a few thousand) product: one thread (two wait on each other, and on the encoder's)
         raw, owner = (queries_vectors[0] @ index.vectors.t()).numpy(), index.rows  # unit vectors: the cosine
     cosines = index.shaped(raw, framed)
-    best = {int(owner[i]): Ranked(index.specs[owner[i]], float(cosines[i]), index.phrasings[i], float(raw[i]))
-            for i in index.nearest(cosines)}
     slots = read(question)
     said_words = index.said(framed)
     likely = index.probabilities(queries_vectors[0], said_words)
-    fits = {row: fit(r.spec, slots) for row, r in best.items()}
-    ranked = sorted((replace(r, score=r.score + fits[row] + CLASSIFIER_WEIGHT * float(likely[row]), fit=fits[row])
-                     for row, r in best.items()), key=lambda r: -r.score)
+    ranked = []
+    for i in index.nearest(cosines):  # each row's nearest example, in row order (the earlier of equal scores first)
+        row = int(owner[i])
+        fits = fit(index.specs[row], slots)
+        ranked.append(Ranked(index.specs[row], float(cosines[i]) + fits + CLASSIFIER_WEIGHT * float(likely[row]),
+                             index.phrasings[i], float(raw[i]), fits))
+    ranked.sort(key=lambda r: -r.score)
     said = [replace(r, score=r.score + OPTION_FIT * len(spoken.read(slots.rest, r.spec).options))
             for r in ranked[:OPTION_ROWS]]
     order = sorted(said, key=lambda r: -r.score) + ranked[OPTION_ROWS:]
