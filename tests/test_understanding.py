@@ -1209,6 +1209,13 @@ def test_a_line_is_read_as_the_product_reads_it(hub, line, ran):
     (["compare A dog ran. | A cat ran."], "what's the difference between mean and max pooling?", "help compare"),
     ([], "how does anisotropy differ from self-similarity?", "help contextuality"),
     ([], "what's the difference between 'a cat' and 'a dog'?", "compare a cat | a dog"),  # (texts: compared)
+    ([], "how do probe and cka differ?", "help probe"),  # (two commands: the first's help, the other's offered)
+    # which layer stands out, after a command that shows every layer: it again, with its settings
+    (["probe --task pos --sentences 50"], "which layer is the best?", "probe --task pos --sentences 50"),
+    (["contextuality bank --sentences 40"], "ok, what's the peak layer?", "contextuality bank --sentences 40"),
+    (["cka --sentences 50"], "which layers are most alike?", "cka --sentences 50"),
+    (["probe --task pos --sentences 50", "probe --task pos --sentences 50"], "and for dependencies?",
+     "probe --task dep --sentences 50"),
     # what one quoted word attends to: rollout of the text, that word's row first
     (["rollout The cat sat on the mat because it was tired."], "which word does 'it' attend to most?",
      "rollout The cat sat on the mat because it was tired. --token it"),
@@ -1421,6 +1428,16 @@ def test_a_conversation_is_read_as_the_product_reads_it(hub, before, line, ran):
     for typed in before:
         session.remember(typed, Result(typed.split()[0], ""))
     assert read_line(line, session, hub, hub.settings).ran == ran
+
+
+def test_how_two_commands_differ_is_the_first_ones_help_with_the_others_one_click_away(hub):
+    """"How do probe and cka differ?" names two commands: the reply is `help probe`, says why, and offers `help cka`
+    beside it (not one of them run on example sentences)."""
+    from assistant.reading import read_line
+
+    reading = read_line("how do probe and cka differ?", Session(), hub, hub.settings)
+    assert reading.ran == "help probe" and reading.offered == ("help cka",)
+    assert "(probe)" in reading.because and "(cka)" in reading.because
 
 
 def test_each_row_is_ranked_by_its_most_similar_example_the_earliest_of_equals():

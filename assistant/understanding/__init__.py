@@ -163,7 +163,8 @@ def understand(question: str, session: Session, hub: ModelHub, table: Mapping[st
     if "again" in table and _AGAIN.match(question) and (again := _again(question, session, table, settings)):
         return again
     if (asked := helping.int8_asked(question, table) or helping.run_after_help(question, session, table)
-            or helping.judged(question, session, table) or helping.what_is(question, session, table)
+            or helping.judged(question, session, table) or helping.best_layer(question, session, table)
+            or helping.what_is(question, session, table)
             or helping.differ(question, table) or token_asked(question, session, table, settings)) is not None:
         return asked
     switching = named.SWITCH.search(question) is not None and slots.MODEL.search(question) is not None

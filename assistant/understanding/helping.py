@@ -1,6 +1,7 @@
 """Questions about the conversation itself, answered by `help` or `model`: "how does that command work?" (`help` of
 the last command), "and for why?" right after `help compare` (`help why`), "back to the default model", "use the
-int8 fast path", "is that good?" (the last command again: its reply opens with its verdict); what a term means
+int8 fast path", "is that good?" (the last command again: its reply opens with its verdict), "which layer is the
+best?" after a command that shows every layer (that command again); what a term means
 ("what is the logit lens?": `help logit lens`); and, right after `help X`, "show it for 30 sentences" (X)."""
 
 from __future__ import annotations
@@ -63,6 +64,18 @@ _HELP_NEXT = re.compile(r"\W*(?:(?:and|now|ok|okay|so|then|also)\W+)*(?:(?:what|
                         r"(?:the\s+)?`?([a-z-]+)`?(?:\s+command)?\s*[?!.]*\s*", re.I)
 
 
+#: A question that asks which layer (or head) stands out ("which layer is the best?", "which layers are most
+#: alike?", "what's the peak layer?", "where does it peak?") and nothing else.
+_WHICH_LAYER = re.compile(
+    r"\W*(?:(?:and|so|ok|okay|but|then|well|hmm)\W+)*(?:"
+    r"(?:which|what)\s+(?:layers?|heads?)\s+(?:is|are|was|were|does|do|did|comes?|scores?|peaks?|wins?|looks?)"
+    r"(?:\s+(?:the\s+)?(?:best|worst|highest|lowest|top|strongest|weakest|peak|(?:most|least)(?:\s+[a-z-]+)?|closest|"
+    r"furthest|out\s+on\s+top|better|worse))?"
+    r"|(?:which|what)(?:\s+is|'s|’s)\s+the\s+(?:best|worst|top|peak|strongest|weakest)\s+(?:layer|head)"
+    r"|where\s+(?:does|did)\s+(?:it|that|this)\s+peak"
+    r")(?:\s+(?:one|ones|here|there|then|now|overall|again))?\W*", re.I)
+
+
 #: A question that asks what something is ("what is the logit lens?", "what does selectivity mean?", "define CKA",
 #: "explain attention rollout", "what are outliers?"; not "what are the outliers?", which asks for them): the
 #: thing asked about is its one group that matched.
@@ -111,7 +124,8 @@ def _term_of(said: str, table: Mapping[str, Command]) -> Command | None:
 
 def differ(question: str, table: Mapping[str, Command]) -> Understanding | None:
     """`help` of the command two terms belong to, for a question that asks how they differ ("what's the difference
-    between rollout and flow?": `help rollout`, which says what each is); "mean and max pooling": "mean pooling"."""
+    between rollout and flow?": `help rollout`, which says what each is); "mean and max pooling": "mean pooling". Of
+    two commands (or the terms of two), the first one's help, the other's offered beside it."""
     asked = _DIFFER.fullmatch(question)
     if "help" not in table or asked is None or slots.read(question).quoted:
         return None
@@ -119,8 +133,12 @@ def differ(question: str, table: Mapping[str, Command]) -> Understanding | None:
     if " " not in first.strip() and len(second.split()) > 1:  # ("mean and max pooling": "mean pooling")
         first = f"{first} {second.split()[-1]}" if _term_of(first, table) is None else first
     one, other = _term_of(first, table), _term_of(second, table)
-    if one is None or one is not other or one.name == "help":
+    if one is None or other is None or "help" in (one.name, other.name):
         return None
+    if one is not other:  # ("how do probe and cka differ?"): the first one's help, the other's one click away
+        return Understanding(line=f"help {one.name}", suggestions=(f"help {other.name}",),
+                             because=f"it asks how {code(first, 30)} ({one.name}) and {code(second, 30)} "
+                             f"({other.name}) differ: each one's help says what it measures")
     return Understanding(line=f"help {one.name}", because=f"it asks how {code(first, 30)} and {code(second, 30)} "
                          f"differ, both terms of {one.name}, whose help says what each is")
 
@@ -204,6 +222,18 @@ def judged(question: str, session: Session, table: Mapping[str, Command]) -> Und
         return None
     return Understanding(line=last[0], because="it asks how to read the last result, which the reply's first "
                          "sentence judges (against the model's own references, where it has them)")
+
+
+def best_layer(question: str, session: Session, table: Mapping[str, Command]) -> Understanding | None:
+    """"Which layer is the best?", "which layers are most alike?" after a command that measures every layer at once:
+    that command again, with its settings, whose reply shows every layer and names the one that stands out."""
+    if not _WHICH_LAYER.fullmatch(question) or (last := earlier.previous_command(session, table)) is None:
+        return None
+    line, spec = last
+    if not spec.every_layer:
+        return None
+    return Understanding(line=line, because=f"it asks which layer stands out in the last result, and {spec.name} "
+                         f"shows them all ({spec.every_layer})")
 
 
 def _compared_with(line: str, table: Mapping[str, Command]) -> str | None:
