@@ -249,8 +249,8 @@ class _Index:
     def said(self, text: str) -> Said:
         """``text``'s TF-IDF row, as ``words.transform`` makes it (sublinear counts of the vocabulary's words and
         word pairs, times their idf, unit length), from the vectorizer's own analyzer, vocabulary and idf: the
-        transform's checks of one text cost five times the sum, and a sparse matrix of one row ten times these
-        arrays."""
+        transform's checks of one text cost five times the sum, and building and multiplying it as a one-row sparse
+        matrix 1.1 ms a question against these arrays' 0.3 ms (cProfile, 40 questions x 5, Xeon 6/207)."""
         vocabulary = self.words.vocabulary_
         counts = Counter(t for t in self._analyse(text) if t in vocabulary)
         columns = np.fromiter((vocabulary[t] for t in counts), dtype=np.int64, count=len(counts))
@@ -299,8 +299,8 @@ def embed(lm: LoadedModel, texts: Sequence[str], progress: Callable[[int, int], 
           ) -> torch.Tensor:
     """Sentence vectors as the model's own sentence-transformers recipe makes them, unit length: pooled batch by
     batch where the passes ran, without keeping each text's states (an index's thousands of phrasings: 7,523 in
-    13.8-15.0 s against 17.4-17.9 s through the commands' path on a 2-core Xeon 6/207; a question: a median 0.5 ms
-    less); ``progress`` is told how many are done, of how many."""
+    13.8-15.0 s against 17.4-17.9 s through the commands' path on a 2-core Xeon 6/207; a question's states are not
+    kept either: nothing reads them again); ``progress`` is told how many are done, of how many."""
     vectors = torch.from_numpy(bulk_vectors(lm, texts, Pooling.SBERT, progress))
     with threads_for(0):
         return torch.nn.functional.normalize(vectors, p=2, dim=-1)  # sentence-transformers' own normalize
