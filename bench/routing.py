@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", action="store_true", help="time them in the page, Enter to reply drawn")
     parser.add_argument("--rates", action="store_true", help="the question sets' routing rates instead of times")
     parser.add_argument("--misses", action="store_true", help="with --rates: every set's misses too (Markdown)")
+    parser.add_argument("--out", help="the result's name in bench/results/ (default: routing, with -int8, -http or "
+                        "-page as run)")
     args = parser.parse_args(argv)
     quiet_libraries()
     if args.rates:
@@ -114,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(within)} of {len(each)} within {args.within}x; all questions' time over all commands' "
           f"{total:.2f}x; median of all runs over median of all runs {pooled:.2f}x; routing adds "
           f"{median(per['route']):.1f} ms per question (median)")
-    name = "routing" + ("-int8" if args.model.endswith(":int8") else "") + ("" if face == "python" else f"-{face}")
+    name = args.out or ("routing" + ("-int8" if args.model.endswith(":int8") else "")
+                        + ("" if face == "python" else f"-{face}"))
     write(name, {"machine": machine(), "model": args.model, "face": face,
                  "questions": len(rows), "repeats": args.repeats,
                  "runs": result_of(per), "each": each, "question_over_command": round(median(ratios), 3),

@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true", help="leave out the peer venv's backends")
     parser.add_argument("--peer-variants", default=",".join(PEER_ROWS),
                         help="sentence-transformers backends to run from bench/peers/.venv")
+    parser.add_argument("--out", default="throughput", help="the result's name in bench/results/ (another CPU's run "
+                        "kept beside the others: throughput-xeon-6-207-run2)")
     args = parser.parse_args(argv)
     quiet_libraries()
 
@@ -299,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "int8_config")},
         "peer_venv_note": peer_note or None,
     }
-    path = write("throughput", payload)
+    path = write(args.out, payload)
     print(f"CPU: {facts['cpu']} (family/model {facts['cpu_family_model']}), {facts['cores']} cores; "
           f"flags: {' '.join(facts['cpu_flags'])}")
     if peers is not None:
